@@ -1,0 +1,102 @@
+//! The backends, and the one place that chooses between them.
+//!
+//! | build                         | backend      | storage of `Atomic<u32, S>`          |
+//! |-------------------------------|--------------|--------------------------------------|
+//! | `target_arch = "nvptx64"`     | [`ptx`]      | `core::sync::atomic::AtomicU32`, driven by inline `asm!` |
+//! | `--cfg loom`                  | `host` (loom)| `loom::sync::atomic::AtomicU32`      |
+//! | anything else                 | `host` (core)| `core::sync::atomic::AtomicU32`      |
+//!
+//! Every backend implements the `Raw*` traits below on its storage types; the typed front in
+//! `crate::atomic` calls nothing else. The scope travels as a type parameter so that the PTX
+//! backend can pick the qualifier and the loom mirror can check moral strength.
+
+use crate::Scope;
+use core::sync::atomic::Ordering;
+
+#[cfg(target_arch = "nvptx64")]
+mod ptx;
+#[cfg(target_arch = "nvptx64")]
+pub(crate) use ptx::{compiler_fence, fence, Storage};
+
+#[cfg(not(target_arch = "nvptx64"))]
+mod host;
+#[cfg(not(target_arch = "nvptx64"))]
+pub(crate) use host::{compiler_fence, fence, Storage};
+
+/// Operations every atomic value type has.
+#[doc(hidden)]
+pub trait RawAtomic<T: Copy> {
+    fn load<S: Scope>(&self, order: Ordering) -> T;
+    fn store<S: Scope>(&self, value: T, order: Ordering);
+    fn swap<S: Scope>(&self, value: T, order: Ordering) -> T;
+    fn compare_exchange<S: Scope>(
+        &self,
+        current: T,
+        new: T,
+        success: Ordering,
+        failure: Ordering,
+    ) -> Result<T, T>;
+    fn compare_exchange_weak<S: Scope>(
+        &self,
+        current: T,
+        new: T,
+        success: Ordering,
+        failure: Ordering,
+    ) -> Result<T, T>;
+}
+
+/// Integer read-modify-writes (wrapping, as `core`).
+#[doc(hidden)]
+pub trait RawInt<T: Copy>: RawAtomic<T> {
+    fn fetch_add<S: Scope>(&self, value: T, order: Ordering) -> T;
+    fn fetch_sub<S: Scope>(&self, value: T, order: Ordering) -> T;
+    fn fetch_and<S: Scope>(&self, value: T, order: Ordering) -> T;
+    fn fetch_nand<S: Scope>(&self, value: T, order: Ordering) -> T;
+    fn fetch_or<S: Scope>(&self, value: T, order: Ordering) -> T;
+    fn fetch_xor<S: Scope>(&self, value: T, order: Ordering) -> T;
+    fn fetch_min<S: Scope>(&self, value: T, order: Ordering) -> T;
+    fn fetch_max<S: Scope>(&self, value: T, order: Ordering) -> T;
+}
+
+/// Reductions: read-modify-writes whose result is not returned (PTX `red`). Orderings are checked
+/// by the front (`Relaxed` or `Release` only).
+#[doc(hidden)]
+pub trait RawReduce<T: Copy>: RawAtomic<T> {
+    fn reduce_add<S: Scope>(&self, value: T, order: Ordering);
+    fn reduce_sub<S: Scope>(&self, value: T, order: Ordering);
+}
+
+/// Bitwise and min/max reductions, for 32- and 64-bit integers.
+#[doc(hidden)]
+pub trait RawIntReduce<T: Copy>: RawReduce<T> {
+    fn reduce_and<S: Scope>(&self, value: T, order: Ordering);
+    fn reduce_or<S: Scope>(&self, value: T, order: Ordering);
+    fn reduce_xor<S: Scope>(&self, value: T, order: Ordering);
+    fn reduce_min<S: Scope>(&self, value: T, order: Ordering);
+    fn reduce_max<S: Scope>(&self, value: T, order: Ordering);
+}
+
+/// Boolean read-modify-writes.
+#[doc(hidden)]
+pub trait RawBool: RawAtomic<bool> {
+    fn fetch_and<S: Scope>(&self, value: bool, order: Ordering) -> bool;
+    fn fetch_nand<S: Scope>(&self, value: bool, order: Ordering) -> bool;
+    fn fetch_or<S: Scope>(&self, value: bool, order: Ordering) -> bool;
+    fn fetch_xor<S: Scope>(&self, value: bool, order: Ordering) -> bool;
+}
+
+/// Floating-point read-modify-writes. `fetch_min`/`fetch_max` follow `f32::min`/`f32::max`.
+#[doc(hidden)]
+pub trait RawFloat<T: Copy>: RawAtomic<T> {
+    fn fetch_add<S: Scope>(&self, value: T, order: Ordering) -> T;
+    fn fetch_sub<S: Scope>(&self, value: T, order: Ordering) -> T;
+    fn fetch_min<S: Scope>(&self, value: T, order: Ordering) -> T;
+    fn fetch_max<S: Scope>(&self, value: T, order: Ordering) -> T;
+}
+
+/// Pointer arithmetic read-modify-writes, in bytes (the front scales by the pointee size).
+#[doc(hidden)]
+pub trait RawPtr<U>: RawAtomic<*mut U> {
+    fn fetch_byte_add<S: Scope>(&self, bytes: usize, order: Ordering) -> *mut U;
+    fn fetch_byte_sub<S: Scope>(&self, bytes: usize, order: Ordering) -> *mut U;
+}

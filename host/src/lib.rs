@@ -1,0 +1,2 @@
+//! Host side of `scoped-atomics`: building the kernels to PTX and checking it (ptxas, the ABI
+//! table), running kernel bodies on host threads, and host/device shared data structures.
