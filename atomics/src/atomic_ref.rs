@@ -72,7 +72,9 @@ impl<'a, T: AtomicPrimitive, S: Scope> AtomicRef<'a, T, S> {
         const { assert!(core::mem::size_of::<T>() == core::mem::size_of::<Atomic<T, S>>()) };
         // SAFETY: the caller's contract; `Atomic<T, S>` is `repr(transparent)` over a `core`
         // atomic with the size and bit layout of `T`.
-        Self { atomic: unsafe { &*ptr.cast::<Atomic<T, S>>() } }
+        Self {
+            atomic: unsafe { &*ptr.cast::<Atomic<T, S>>() },
+        }
     }
 
     /// The same location viewed with scope `S2`.
@@ -86,7 +88,9 @@ impl<'a, T: AtomicPrimitive, S: Scope> AtomicRef<'a, T, S> {
     /// ```
     #[inline(always)]
     pub fn with_scope<S2: Scope>(self) -> AtomicRef<'a, T, S2> {
-        AtomicRef { atomic: self.atomic.rescoped::<S2>() }
+        AtomicRef {
+            atomic: self.atomic.rescoped::<S2>(),
+        }
     }
 
     /// The atomic this view refers to, with the view's lifetime.

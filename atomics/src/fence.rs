@@ -1,6 +1,6 @@
 //! Scoped fences: `cuda::atomic_thread_fence(order, scope)`.
 
-use crate::{imp, Scope};
+use crate::{Scope, imp};
 use core::sync::atomic::Ordering;
 
 /// A memory fence that orders this thread's accesses as seen by the threads of scope `S`

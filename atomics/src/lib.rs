@@ -70,7 +70,7 @@ pub use fence::{compiler_fence, fence};
 pub use primitive::AtomicPrimitive;
 pub use scope::{Block, Cluster, Device, Scope, ScopeKind, System, Thread};
 pub use scoped::{
-    block, cluster, device, system, thread, AtomicBool, AtomicF32, AtomicF64, AtomicI16,
-    AtomicI32, AtomicI64, AtomicI8, AtomicIsize, AtomicPtr, AtomicU16, AtomicU32, AtomicU64,
-    AtomicU8, AtomicUsize,
+    AtomicBool, AtomicF32, AtomicF64, AtomicI8, AtomicI16, AtomicI32, AtomicI64, AtomicIsize,
+    AtomicPtr, AtomicU8, AtomicU16, AtomicU32, AtomicU64, AtomicUsize, block, cluster, device,
+    system, thread,
 };

@@ -84,7 +84,8 @@ pub(crate) const fn cas_order(success: Ordering, failure: Ordering) -> Ordering 
 }
 
 /// The strongest failure ordering a compare-exchange with `success` may have, used by the
-/// compare-exchange loops that emulate read-modify-writes.
+/// compare-exchange loops that emulate read-modify-writes on the host.
+#[cfg(not(target_arch = "nvptx64"))]
 #[inline(always)]
 pub(crate) const fn failure_order(success: Ordering) -> Ordering {
     match success {
@@ -102,7 +103,10 @@ mod tests {
 
     /// (acquires, releases).
     fn rank(order: Ordering) -> (bool, bool) {
-        (matches!(order, Acquire | AcqRel | SeqCst), matches!(order, Release | AcqRel | SeqCst))
+        (
+            matches!(order, Acquire | AcqRel | SeqCst),
+            matches!(order, Release | AcqRel | SeqCst),
+        )
     }
 
     #[test]
@@ -111,11 +115,19 @@ mod tests {
             for failure in [Relaxed, Acquire, SeqCst] {
                 let joined = cas_order(success, failure);
                 let seq = success == SeqCst || failure == SeqCst;
-                assert_eq!(joined == SeqCst, seq, "{success:?}/{failure:?} -> {joined:?}");
+                assert_eq!(
+                    joined == SeqCst,
+                    seq,
+                    "{success:?}/{failure:?} -> {joined:?}"
+                );
                 if !seq {
                     let (sa, sr) = rank(success);
                     let (fa, _) = rank(failure);
-                    assert_eq!(rank(joined), (sa || fa, sr), "{success:?}/{failure:?} -> {joined:?}");
+                    assert_eq!(
+                        rank(joined),
+                        (sa || fa, sr),
+                        "{success:?}/{failure:?} -> {joined:?}"
+                    );
                 }
             }
         }

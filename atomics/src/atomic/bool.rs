@@ -1,8 +1,8 @@
 //! `Atomic<bool, S>`: `core::sync::atomic::AtomicBool` with a scope.
 
 use super::Atomic;
-use crate::imp::{RawBool, Storage};
 use crate::Scope;
+use crate::imp::{RawBool, Storage};
 
 super::atomic_common! {
     impl[S: Scope] bool, storage Storage::Bool,

@@ -11,10 +11,10 @@
 //!   flushes subnormal inputs and results to sign-preserving zero and rounds to nearest even, so a
 //!   sum that is subnormal on the host is `0.0` on the device. `atom.add.f64` keeps subnormals.
 
-use super::int::reduce_ops;
 use super::Atomic;
-use crate::imp::{RawFloat, RawReduce, Storage};
+use super::int::reduce_ops;
 use crate::Scope;
+use crate::imp::{RawFloat, RawReduce, Storage};
 
 macro_rules! atomic_float {
     ($($t:ident => $storage:ident),* $(,)?) => {$(

@@ -1,8 +1,8 @@
 //! Integer atomics: `core`'s integer read-modify-writes, and reductions for 32- and 64-bit types.
 
 use super::Atomic;
-use crate::imp::{RawInt, RawIntReduce, RawReduce, Storage};
 use crate::Scope;
+use crate::imp::{RawInt, RawIntReduce, RawReduce, Storage};
 
 macro_rules! fetch_ops {
     ($t:ty, $storage:ty, $ex:expr, $(

@@ -1,8 +1,8 @@
 //! `Atomic<*mut U, S>`: `core::sync::atomic::AtomicPtr<U>` with a scope.
 
 use super::Atomic;
-use crate::imp::{RawPtr, Storage};
 use crate::Scope;
+use crate::imp::{RawPtr, Storage};
 
 super::atomic_common! {
     impl[U, S: Scope] *mut U, storage Storage::Ptr<U>,

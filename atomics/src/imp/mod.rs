@@ -16,12 +16,16 @@ use core::sync::atomic::Ordering;
 #[cfg(target_arch = "nvptx64")]
 mod ptx;
 #[cfg(target_arch = "nvptx64")]
-pub(crate) use ptx::{compiler_fence, fence, Storage};
+pub(crate) use ptx::{Storage, compiler_fence, fence};
 
 #[cfg(not(target_arch = "nvptx64"))]
 mod host;
+// The ABI table is plain data: its unit tests run on the host too.
+#[cfg(all(test, not(target_arch = "nvptx64")))]
+#[path = "ptx/table.rs"]
+mod ptx_table;
 #[cfg(not(target_arch = "nvptx64"))]
-pub(crate) use host::{compiler_fence, fence, Storage};
+pub(crate) use host::{Storage, compiler_fence, fence};
 
 /// Operations every atomic value type has.
 #[doc(hidden)]

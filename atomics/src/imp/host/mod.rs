@@ -167,7 +167,12 @@ raw_int_reduce! {
     usize => storage::Usize, isize => storage::Isize,
 }
 
-raw_atomic!(bool, storage::Bool, core::convert::identity, core::convert::identity);
+raw_atomic!(
+    bool,
+    storage::Bool,
+    core::convert::identity,
+    core::convert::identity
+);
 
 impl RawBool for storage::Bool {
     #[inline(always)]

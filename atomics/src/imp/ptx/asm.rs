@@ -1,0 +1,220 @@
+//! One PTX memory-model instruction per function, its `.sem` chosen by a [`Sem`] value and its
+//! scope qualifier by the scope type.
+//!
+//! The template of every `asm!` is a string literal built by `concat!`: instruction, `.sem`, scope
+//! qualifier, type. Each function expands to one `asm!` per (`.sem`, scope) pair; with the constant
+//! orderings of normal code, inlining leaves exactly one. Every `asm!` may read and write memory
+//! (no `nomem`/`readonly`), so it is also a compiler barrier, as the orderings require.
+
+use super::table::{HAS_CLUSTER_SCOPE, Sem};
+use crate::{Scope, ScopeKind};
+use core::arch::asm;
+use core::marker::PhantomData;
+
+/// Stops, at compile time, a build that uses the cluster scope on a target without `.cluster`.
+pub(super) struct ScopeAvailable<S>(PhantomData<S>);
+
+impl<S: Scope> ScopeAvailable<S> {
+    pub(super) const CHECK: () = assert!(
+        !matches!(S::KIND, ScopeKind::Cluster) || HAS_CLUSTER_SCOPE,
+        "scoped-atomics: the Cluster scope (PTX `.cluster`) needs sm_90 or newer with PTX ISA 7.8: \
+         build with `-C target-cpu=sm_90`"
+    );
+}
+
+/// Unreachable for the `.sem` values the table produces and the scopes that compile; a trap
+/// rather than undefined behaviour if that were ever wrong.
+#[inline(always)]
+fn trap() -> ! {
+    // SAFETY: `trap` aborts the kernel; it touches no memory the program owns.
+    unsafe { asm!("trap;", options(noreturn, nostack)) }
+}
+
+/// `$op.<sem><scope>$tail`, for the `.sem`s listed (those `$op` has); `$operands` is the
+/// parenthesised operand list of the `asm!`.
+macro_rules! scoped_asm {
+    (
+        $S:ty, $sem:expr, $op:literal [$($variant:ident $name:literal),*], $tail:expr, $operands:tt
+    ) => {{
+        let () = ScopeAvailable::<$S>::CHECK;
+        #[allow(unreachable_patterns)]
+        match $sem {
+            $(Sem::$variant => scoped_asm!(@scope $S, $op, $name, $tail, $operands),)*
+            _ => trap(),
+        }
+    }};
+    (@scope $S:ty, $op:literal, $sem:literal, $tail:expr, ($($operands:tt)*)) => {
+        match <$S as Scope>::KIND {
+            ScopeKind::Thread | ScopeKind::Block => {
+                asm!(concat!($op, ".", $sem, ".cta", $tail), $($operands)*)
+            }
+            #[cfg(target_feature = "sm_90")]
+            ScopeKind::Cluster => asm!(concat!($op, ".", $sem, ".cluster", $tail), $($operands)*),
+            #[cfg(not(target_feature = "sm_90"))]
+            ScopeKind::Cluster => trap(),
+            ScopeKind::Device => asm!(concat!($op, ".", $sem, ".gpu", $tail), $($operands)*),
+            ScopeKind::System => asm!(concat!($op, ".", $sem, ".sys", $tail), $($operands)*),
+        }
+    };
+}
+
+/// A location width with strong loads, stores and compare-and-swap: 16, 32 or 64 bits.
+pub(super) trait Width: Copy + Eq {
+    /// `ld.<sem>.S.bN`; `sem` is `Relaxed` or `Acquire`.
+    unsafe fn ld<S: Scope>(p: *const Self, sem: Sem) -> Self;
+    /// `st.<sem>.S.bN`; `sem` is `Relaxed` or `Release`.
+    unsafe fn st<S: Scope>(p: *mut Self, value: Self, sem: Sem);
+    /// `atom.<sem>.S.cas.bN`: returns the previous value.
+    unsafe fn cas<S: Scope>(p: *mut Self, expected: Self, new: Self, sem: Sem) -> Self;
+}
+
+macro_rules! widths {
+    ($($t:ty: $reg:ident, $bits:literal;)*) => {$(
+        impl Width for $t {
+            #[inline(always)]
+            unsafe fn ld<S: Scope>(p: *const Self, sem: Sem) -> Self {
+                let value: $t;
+                // SAFETY: the caller passes a valid, aligned location of this width.
+                unsafe {
+                    scoped_asm!(S, sem, "ld" [Relaxed "relaxed", Acquire "acquire"],
+                        concat!(".", $bits, " {v}, [{p}];"),
+                        (v = out($reg) value, p = in(reg64) p, options(nostack)))
+                };
+                value
+            }
+            #[inline(always)]
+            unsafe fn st<S: Scope>(p: *mut Self, value: Self, sem: Sem) {
+                // SAFETY: as for `ld`.
+                unsafe {
+                    scoped_asm!(S, sem, "st" [Relaxed "relaxed", Release "release"],
+                        concat!(".", $bits, " [{p}], {v};"),
+                        (p = in(reg64) p, v = in($reg) value, options(nostack)))
+                }
+            }
+            #[inline(always)]
+            unsafe fn cas<S: Scope>(p: *mut Self, expected: Self, new: Self, sem: Sem) -> Self {
+                let old: $t;
+                // SAFETY: as for `ld`.
+                unsafe {
+                    scoped_asm!(S, sem, "atom" [Relaxed "relaxed", Acquire "acquire", Release "release", AcqRel "acq_rel"],
+                        concat!(".cas.", $bits, " {old}, [{p}], {e}, {n};"),
+                        (old = out($reg) old, p = in(reg64) p, e = in($reg) expected, n = in($reg) new,
+                        options(nostack)))
+                };
+                old
+            }
+        }
+    )*};
+}
+
+widths! {
+    u16: reg16, "b16";
+    u32: reg32, "b32";
+    u64: reg64, "b64";
+}
+
+/// `atom.<sem>.S.<op>` returning the previous value, one function per op and type.
+macro_rules! atom_fns {
+    ($($name:ident: $t:ty, $reg:ident, $op:literal;)*) => {$(
+        #[inline(always)]
+        pub(super) unsafe fn $name<S: Scope>(p: *mut $t, value: $t, sem: Sem) -> $t {
+            let old: $t;
+            // SAFETY: the caller passes a valid, aligned location of this width.
+            unsafe {
+                scoped_asm!(S, sem, "atom" [Relaxed "relaxed", Acquire "acquire", Release "release", AcqRel "acq_rel"],
+                    concat!(".", $op, " {old}, [{p}], {v};"),
+                    (old = out($reg) old, p = in(reg64) p, v = in($reg) value, options(nostack)))
+            };
+            old
+        }
+    )*};
+}
+
+atom_fns! {
+    atom_exch_b32: u32, reg32, "exch.b32";
+    atom_exch_b64: u64, reg64, "exch.b64";
+    atom_add_u32: u32, reg32, "add.u32";
+    atom_add_u64: u64, reg64, "add.u64";
+    atom_add_f32: u32, reg32, "add.f32";
+    atom_add_f64: u64, reg64, "add.f64";
+    atom_and_b32: u32, reg32, "and.b32";
+    atom_and_b64: u64, reg64, "and.b64";
+    atom_or_b32: u32, reg32, "or.b32";
+    atom_or_b64: u64, reg64, "or.b64";
+    atom_xor_b32: u32, reg32, "xor.b32";
+    atom_xor_b64: u64, reg64, "xor.b64";
+    atom_min_u32: u32, reg32, "min.u32";
+    atom_min_s32: u32, reg32, "min.s32";
+    atom_min_u64: u64, reg64, "min.u64";
+    atom_min_s64: u64, reg64, "min.s64";
+    atom_max_u32: u32, reg32, "max.u32";
+    atom_max_s32: u32, reg32, "max.s32";
+    atom_max_u64: u64, reg64, "max.u64";
+    atom_max_s64: u64, reg64, "max.s64";
+}
+
+/// `red.<sem>.S.<op>`: the read-modify-write without a result.
+macro_rules! red_fns {
+    ($($name:ident: $t:ty, $reg:ident, $op:literal;)*) => {$(
+        #[inline(always)]
+        pub(super) unsafe fn $name<S: Scope>(p: *mut $t, value: $t, sem: Sem) {
+            // SAFETY: the caller passes a valid, aligned location of this width.
+            unsafe {
+                scoped_asm!(S, sem, "red" [Relaxed "relaxed", Release "release"],
+                    concat!(".", $op, " [{p}], {v};"),
+                    (p = in(reg64) p, v = in($reg) value, options(nostack)))
+            }
+        }
+    )*};
+}
+
+red_fns! {
+    red_add_u32: u32, reg32, "add.u32";
+    red_add_u64: u64, reg64, "add.u64";
+    red_add_f32: u32, reg32, "add.f32";
+    red_add_f64: u64, reg64, "add.f64";
+    red_and_b32: u32, reg32, "and.b32";
+    red_and_b64: u64, reg64, "and.b64";
+    red_or_b32: u32, reg32, "or.b32";
+    red_or_b64: u64, reg64, "or.b64";
+    red_xor_b32: u32, reg32, "xor.b32";
+    red_xor_b64: u64, reg64, "xor.b64";
+    red_min_u32: u32, reg32, "min.u32";
+    red_min_s32: u32, reg32, "min.s32";
+    red_min_u64: u64, reg64, "min.u64";
+    red_min_s64: u64, reg64, "min.s64";
+    red_max_u32: u32, reg32, "max.u32";
+    red_max_s32: u32, reg32, "max.s32";
+    red_max_u64: u64, reg64, "max.u64";
+    red_max_s64: u64, reg64, "max.s64";
+}
+
+/// `fence.<kind>.S;` for the fence kinds every sm_70+ target has (`sc`, `acq_rel`) and, where
+/// the target has them, `acquire` and `release`.
+macro_rules! fence_fns {
+    ($($(#[$cfg:meta])* $name:ident: $kind:literal;)*) => {$(
+        $(#[$cfg])*
+        #[inline(always)]
+        pub(super) fn $name<S: Scope>() {
+            let () = ScopeAvailable::<S>::CHECK;
+            // SAFETY: a fence only orders memory accesses.
+            unsafe { scoped_asm!(@scope S, "fence", $kind, ";", (options(nostack))) }
+        }
+    )*};
+}
+
+fence_fns! {
+    fence_sc: "sc";
+    fence_acq_rel: "acq_rel";
+    #[cfg(all(target_feature = "sm_90", target_feature = "ptx86"))]
+    fence_acquire: "acquire";
+    #[cfg(all(target_feature = "sm_90", target_feature = "ptx86"))]
+    fence_release: "release";
+}
+
+/// A compiler barrier: an empty `asm!` that may read and write memory.
+#[inline(always)]
+pub(super) fn compiler_barrier() {
+    // SAFETY: emits nothing.
+    unsafe { asm!("", options(nostack)) }
+}

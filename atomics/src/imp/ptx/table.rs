@@ -1,0 +1,208 @@
+//! The PTX Atomics ABI table (`shared/reference/001_*`), recommended column, as data.
+//!
+//! Hold this file next to the table: each function is one of its sections, each arm one row.
+//! `fence_sc` is the leading `fence.sc.<scope>;` of the sequentially consistent rows; `sem` is the
+//! `.sem` of the one memory instruction that follows. The instruction itself (`ld`, `st`, `atom`,
+//! `red`) and the scope qualifier are added by the `asm` layer.
+//!
+//! | C++ operation            | order   | PTX (recommended)                           |
+//! |--------------------------|---------|---------------------------------------------|
+//! | `atomic_load`            | relaxed | `ld.relaxed.S`                              |
+//! |                          | acquire | `ld.acquire.S`                              |
+//! |                          | seq_cst | `fence.sc.S; ld.acquire.S`                  |
+//! | `atomic_store`           | relaxed | `st.relaxed.S`                              |
+//! |                          | release | `st.release.S`                              |
+//! |                          | seq_cst | `fence.sc.S; st.relaxed.S`                  |
+//! | `atomic_<rmw>`           | relaxed | `atom.relaxed.S.<op>`                       |
+//! |                          | acquire | `atom.acquire.S.<op>`                       |
+//! |                          | release | `atom.release.S.<op>`                       |
+//! |                          | acq_rel | `atom.acq_rel.S.<op>`                       |
+//! |                          | seq_cst | `fence.sc.S; atom.acquire.S.<op>`           |
+//! | `atomic_thread_fence`    | acquire | `fence.acquire.S` (sm_90 + PTX 8.6; else `fence.acq_rel.S`) |
+//! |                          | release | `fence.release.S` (sm_90 + PTX 8.6; else `fence.acq_rel.S`) |
+//! |                          | acq_rel | `fence.acq_rel.S`                           |
+//! |                          | seq_cst | `fence.sc.S`                                |
+//!
+//! Compare-exchange is an `<rmw>` whose order covers both its success and failure orders.
+//! Reductions (`red`) are `<rmw>`s without a result; their read forms no acquire pattern
+//! (PTX ISA 8.8), so only relaxed and release exist.
+
+// On the host this module is compiled only for its unit tests.
+#![cfg_attr(not(target_arch = "nvptx64"), allow(dead_code))]
+
+use crate::ordering::{cas_order, check_failure, check_load, check_store};
+use crate::{Scope, ScopeKind};
+use core::sync::atomic::Ordering::{self, AcqRel, Acquire, Relaxed, Release, SeqCst};
+
+/// The `.sem` qualifier of a PTX memory instruction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Sem {
+    Relaxed,
+    Acquire,
+    Release,
+    AcqRel,
+}
+
+/// One row of the table: `fence.sc.S;` if `fence_sc`, then the instruction with `.sem`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Mapped {
+    pub fence_sc: bool,
+    pub sem: Sem,
+}
+
+const fn plain(sem: Sem) -> Mapped {
+    Mapped {
+        fence_sc: false,
+        sem,
+    }
+}
+
+const fn after_fence_sc(sem: Sem) -> Mapped {
+    Mapped {
+        fence_sc: true,
+        sem,
+    }
+}
+
+/// `atomic_load(order, scope)`.
+#[inline(always)]
+#[track_caller]
+pub(crate) fn load(order: Ordering) -> Mapped {
+    check_load(order);
+    match order {
+        Relaxed => plain(Sem::Relaxed),
+        Acquire => plain(Sem::Acquire),
+        _ => after_fence_sc(Sem::Acquire),
+    }
+}
+
+/// `atomic_store(order, scope)`.
+#[inline(always)]
+#[track_caller]
+pub(crate) fn store(order: Ordering) -> Mapped {
+    check_store(order);
+    match order {
+        Relaxed => plain(Sem::Relaxed),
+        Release => plain(Sem::Release),
+        _ => after_fence_sc(Sem::Relaxed),
+    }
+}
+
+/// `atomic_<rmw op>(order, scope)`.
+#[inline(always)]
+pub(crate) fn rmw(order: Ordering) -> Mapped {
+    match order {
+        Relaxed => plain(Sem::Relaxed),
+        Acquire => plain(Sem::Acquire),
+        Release => plain(Sem::Release),
+        AcqRel => plain(Sem::AcqRel),
+        _ => after_fence_sc(Sem::Acquire),
+    }
+}
+
+/// `atomic_compare_exchange(success, failure, scope)`: the `<rmw>` row of the order that covers
+/// both.
+#[inline(always)]
+#[track_caller]
+pub(crate) fn compare_exchange(success: Ordering, failure: Ordering) -> Mapped {
+    check_failure(failure);
+    rmw(cas_order(success, failure))
+}
+
+/// A reduction (`red`): relaxed or release only; the front has rejected the other orders.
+#[inline(always)]
+pub(crate) fn reduction(order: Ordering) -> Mapped {
+    match order {
+        Release => plain(Sem::Release),
+        _ => plain(Sem::Relaxed),
+    }
+}
+
+/// Whether this build may emit `fence.acquire` / `fence.release`: sm_90 with PTX ISA 8.6 or newer.
+pub(crate) const HAS_ACQUIRE_RELEASE_FENCES: bool =
+    cfg!(all(target_feature = "sm_90", target_feature = "ptx86"));
+
+/// Whether this build may use the `.cluster` scope: sm_90 (rustc then emits PTX ISA 7.8 or newer).
+pub(crate) const HAS_CLUSTER_SCOPE: bool = cfg!(target_feature = "sm_90");
+
+/// The instruction of `atomic_thread_fence(order, scope)`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Fence {
+    /// No instruction: a thread-scope fence orders nothing beyond the thread (a compiler fence).
+    Compiler,
+    Sc,
+    AcqRel,
+    Acquire,
+    Release,
+}
+
+/// `atomic_thread_fence(order, scope)`, for a target with or without the split fences.
+#[inline(always)]
+#[track_caller]
+pub(crate) const fn fence_for(scope: ScopeKind, order: Ordering, split_fences: bool) -> Fence {
+    check_fence_const(order);
+    match (scope, order) {
+        (ScopeKind::Thread, _) => Fence::Compiler,
+        (_, SeqCst) => Fence::Sc,
+        (_, Acquire) if split_fences => Fence::Acquire,
+        (_, Release) if split_fences => Fence::Release,
+        // The strengthening the ABI note allows where `fence.acquire`/`fence.release` don't exist.
+        _ => Fence::AcqRel,
+    }
+}
+
+#[inline(always)]
+#[track_caller]
+const fn check_fence_const(order: Ordering) {
+    if let Relaxed = order {
+        panic!("there is no such thing as a relaxed fence")
+    }
+}
+
+/// `atomic_thread_fence(order, S)` on this build's target.
+#[inline(always)]
+#[track_caller]
+pub(crate) fn fence<S: Scope>(order: Ordering) -> Fence {
+    fence_for(S::KIND, order, HAS_ACQUIRE_RELEASE_FENCES)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn loads_stores_and_rmws_follow_the_recommended_column() {
+        assert_eq!(load(Relaxed), plain(Sem::Relaxed));
+        assert_eq!(load(Acquire), plain(Sem::Acquire));
+        assert_eq!(load(SeqCst), after_fence_sc(Sem::Acquire));
+        assert_eq!(store(Relaxed), plain(Sem::Relaxed));
+        assert_eq!(store(Release), plain(Sem::Release));
+        assert_eq!(store(SeqCst), after_fence_sc(Sem::Relaxed));
+        assert_eq!(rmw(AcqRel), plain(Sem::AcqRel));
+        assert_eq!(rmw(SeqCst), after_fence_sc(Sem::Acquire));
+        assert_eq!(compare_exchange(Release, Acquire), plain(Sem::AcqRel));
+        assert_eq!(
+            compare_exchange(Relaxed, SeqCst),
+            after_fence_sc(Sem::Acquire)
+        );
+        assert_eq!(reduction(Release), plain(Sem::Release));
+    }
+
+    #[test]
+    fn fences_split_only_where_the_target_has_them() {
+        for split in [false, true] {
+            assert_eq!(fence_for(ScopeKind::Device, SeqCst, split), Fence::Sc);
+            assert_eq!(fence_for(ScopeKind::Block, AcqRel, split), Fence::AcqRel);
+            assert_eq!(fence_for(ScopeKind::Thread, SeqCst, split), Fence::Compiler);
+        }
+        assert_eq!(fence_for(ScopeKind::System, Acquire, false), Fence::AcqRel);
+        assert_eq!(fence_for(ScopeKind::System, Acquire, true), Fence::Acquire);
+        assert_eq!(fence_for(ScopeKind::Cluster, Release, true), Fence::Release);
+    }
+
+    #[test]
+    #[should_panic(expected = "there is no such thing as an acquire store")]
+    fn invalid_orders_panic_with_core_messages() {
+        store(Acquire);
+    }
+}
