@@ -31,8 +31,9 @@ pub struct AtomicRef<'a, T: AtomicPrimitive, S: Scope = System> {
 }
 
 impl<'a, T: AtomicPrimitive, S: Scope> AtomicRef<'a, T, S> {
-    /// An atomic view of `value`, which stays borrowed for `'a`.
-    /// Not available under `--cfg loom`.
+    /// An atomic view of `value`, which stays borrowed for `'a`. Under `--cfg loom` the view is a
+    /// mirror location created with the value found there; every write is copied back, so the
+    /// owner sees the final value once the view is gone.
     ///
     /// ```
     /// use scoped_atomics::{AtomicRef, Device, Ordering};
@@ -41,17 +42,19 @@ impl<'a, T: AtomicPrimitive, S: Scope> AtomicRef<'a, T, S> {
     /// r.store(1, Ordering::Release);
     /// assert_eq!(flag, 1);
     /// ```
-    #[cfg(not(loom))]
     #[inline(always)]
     pub fn new(value: &'a mut T) -> Self {
-        const { assert!(core::mem::align_of::<T>() >= core::mem::align_of::<Atomic<T, S>>()) };
+        #[cfg(not(loom))]
+        const {
+            assert!(core::mem::align_of::<T>() >= core::mem::align_of::<Atomic<T, S>>())
+        };
         // SAFETY: an exclusive borrow is valid, aligned for `T` and accessed by no one else for
         // `'a`; `T`'s alignment suffices for the atomic (checked above).
         unsafe { Self::from_ptr(value) }
     }
 
-    /// An atomic view of the `T` at `ptr`, e.g. a kernel's pointer argument.
-    /// Not available under `--cfg loom`.
+    /// An atomic view of the `T` at `ptr`, e.g. a kernel's pointer argument (under `--cfg loom`,
+    /// as for [`new`](Self::new)).
     ///
     /// # Safety
     /// `ptr` is aligned to `align_of::<Atomic<T, S>>()` and valid for reads and writes for `'a`;
@@ -66,14 +69,23 @@ impl<'a, T: AtomicPrimitive, S: Scope> AtomicRef<'a, T, S> {
     /// r.fetch_add(1, Ordering::Relaxed);
     /// assert_eq!(counter, 8);
     /// ```
-    #[cfg(not(loom))]
     #[inline(always)]
     pub unsafe fn from_ptr(ptr: *mut T) -> Self {
-        const { assert!(core::mem::size_of::<T>() == core::mem::size_of::<Atomic<T, S>>()) };
-        // SAFETY: the caller's contract; `Atomic<T, S>` is `repr(transparent)` over a `core`
-        // atomic with the size and bit layout of `T`.
+        #[cfg(not(loom))]
+        let atomic: *const Atomic<T, S> = {
+            const { assert!(core::mem::size_of::<T>() == core::mem::size_of::<Atomic<T, S>>()) };
+            // `Atomic<T, S>` is `repr(transparent)` over a `core` atomic with the size and bit
+            // layout of `T`.
+            ptr.cast()
+        };
+        #[cfg(loom)]
+        // SAFETY: the caller's contract. The mirror location is `Atomic<T, S>`'s storage, over
+        // which it is `repr(transparent)`.
+        let atomic: *const Atomic<T, S> =
+            unsafe { (T::mirror_view(ptr) as *const T::Storage).cast() };
+        // SAFETY: the caller's contract (valid and aligned for `'a`, accessed atomically).
         Self {
-            atomic: unsafe { &*ptr.cast::<Atomic<T, S>>() },
+            atomic: unsafe { &*atomic },
         }
     }
 

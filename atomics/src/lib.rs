@@ -58,6 +58,7 @@ mod atomic_ref;
 mod fence;
 mod imp;
 mod layout;
+pub mod model;
 mod ordering;
 mod primitive;
 mod scope;

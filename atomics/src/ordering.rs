@@ -85,7 +85,7 @@ pub(crate) const fn cas_order(success: Ordering, failure: Ordering) -> Ordering 
 
 /// The strongest failure ordering a compare-exchange with `success` may have, used by the
 /// compare-exchange loops that emulate read-modify-writes on the host.
-#[cfg(not(target_arch = "nvptx64"))]
+#[cfg(not(any(target_arch = "nvptx64", loom)))]
 #[inline(always)]
 pub(crate) const fn failure_order(success: Ordering) -> Ordering {
     match success {

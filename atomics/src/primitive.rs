@@ -23,6 +23,14 @@ pub trait AtomicPrimitive: Copy + sealed::Sealed {
     /// atomic under `--cfg loom`.
     #[doc(hidden)]
     type Storage;
+
+    /// The loom mirror's location for the value at `ptr` (see `AtomicRef::from_ptr`).
+    ///
+    /// # Safety
+    /// `ptr` is valid for reads and writes of `Self` while the result is used.
+    #[cfg(loom)]
+    #[doc(hidden)]
+    unsafe fn mirror_view<'a>(ptr: *mut Self) -> &'a Self::Storage;
 }
 
 macro_rules! primitives {
@@ -30,6 +38,11 @@ macro_rules! primitives {
         impl sealed::Sealed for $t {}
         impl AtomicPrimitive for $t {
             type Storage = Storage::$storage;
+            #[cfg(loom)]
+            unsafe fn mirror_view<'a>(ptr: *mut Self) -> &'a Self::Storage {
+                // SAFETY: the caller's contract.
+                unsafe { crate::imp::view(ptr.cast()) }
+            }
         }
     )*};
 }
@@ -44,4 +57,9 @@ primitives! {
 impl<U> sealed::Sealed for *mut U {}
 impl<U> AtomicPrimitive for *mut U {
     type Storage = Storage::Ptr<U>;
+    #[cfg(loom)]
+    unsafe fn mirror_view<'a>(ptr: *mut Self) -> &'a Self::Storage {
+        // SAFETY: the caller's contract.
+        unsafe { crate::imp::view(ptr) }
+    }
 }

@@ -85,7 +85,6 @@ macro_rules! scope_module {
             /// AtomicRef::new(&mut x).fetch_add(1, Ordering::Relaxed);
             /// assert_eq!(x, 2);
             /// ```
-            #[cfg(not(loom))]
             pub type AtomicRef<'a, T> = crate::AtomicRef<'a, T, crate::$scope>;
 
             #[doc = concat!("A fence at this scope: `scoped_atomics::fence::<", stringify!($scope), ">(order)`, with the signature of `core::sync::atomic::fence`.")]

@@ -3,8 +3,8 @@
 //! | build                         | backend      | storage of `Atomic<u32, S>`          |
 //! |-------------------------------|--------------|--------------------------------------|
 //! | `target_arch = "nvptx64"`     | [`ptx`]      | `core::sync::atomic::AtomicU32`, driven by inline `asm!` |
-//! | `--cfg loom`                  | `host` (loom)| `loom::sync::atomic::AtomicU32`      |
-//! | anything else                 | `host` (core)| `core::sync::atomic::AtomicU32`      |
+//! | `--cfg loom`                  | [`mirror`]   | a loom location with scope checks    |
+//! | anything else                 | `host`       | `core::sync::atomic::AtomicU32`      |
 //!
 //! Every backend implements the `Raw*` traits below on its storage types; the typed front in
 //! `crate::atomic` calls nothing else. The scope travels as a type parameter so that the PTX
@@ -18,14 +18,20 @@ mod ptx;
 #[cfg(target_arch = "nvptx64")]
 pub(crate) use ptx::{Storage, compiler_fence, fence};
 
-#[cfg(not(target_arch = "nvptx64"))]
+#[cfg(not(any(target_arch = "nvptx64", loom)))]
 mod host;
+#[cfg(not(any(target_arch = "nvptx64", loom)))]
+pub(crate) use host::{Storage, compiler_fence, fence};
+
+#[cfg(all(loom, not(target_arch = "nvptx64")))]
+mod mirror;
+#[cfg(all(loom, not(target_arch = "nvptx64")))]
+pub(crate) use mirror::{Storage, compiler_fence, fence, topology, view};
+
 // The ABI table is plain data: its unit tests run on the host too.
-#[cfg(all(test, not(target_arch = "nvptx64")))]
+#[cfg(all(test, not(target_arch = "nvptx64"), not(loom)))]
 #[path = "ptx/table.rs"]
 mod ptx_table;
-#[cfg(not(target_arch = "nvptx64"))]
-pub(crate) use host::{Storage, compiler_fence, fence};
 
 /// Operations every atomic value type has.
 #[doc(hidden)]

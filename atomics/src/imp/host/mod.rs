@@ -1,18 +1,13 @@
-//! The host backend: `core::sync::atomic`, or loom's atomics under `--cfg loom`.
-//!
-//! One body of code serves both (crossbeam's pattern): `atomic_types` names whichever of the two
-//! atomic modules this build uses. On the host the scope changes no machine instruction; it stays
-//! in every signature so that the loom mirror can see it.
+//! The host backend: `core::sync::atomic`. On the host the scope changes no machine instruction;
+//! it stays in every signature so that the loom mirror (`--cfg loom`, in `imp/mirror`) can use it.
+//! `core` checks the orderings itself, with the messages the other backends copy.
 
 use super::{RawAtomic, RawBool, RawFloat, RawInt, RawIntReduce, RawPtr, RawReduce};
 use crate::ordering::failure_order;
 use crate::{Scope, ScopeKind};
 use core::sync::atomic::Ordering;
 
-#[cfg(not(loom))]
 use core::sync::atomic as atomic_types;
-#[cfg(loom)]
-use loom::sync::atomic as atomic_types;
 
 /// The storage type behind each `Atomic<T, S>`.
 pub(crate) mod storage {
@@ -34,27 +29,16 @@ pub(crate) mod storage {
 }
 pub(crate) use storage as Storage;
 
-/// Under loom, ordering mistakes must panic with `core`'s messages before loom sees them (loom's
-/// own checks are not all the same); `core` checks by itself, so the plain host build skips this.
-macro_rules! loom_check {
-    ($($check:ident($order:expr)),*) => {
-        #[cfg(loom)]
-        { $(crate::ordering::$check($order);)* }
-    };
-}
-
 /// `RawAtomic` for a type whose storage holds it as itself (`$into`/`$from` identity) or as bits.
 macro_rules! raw_atomic {
     ($t:ty, $storage:ty, $into:expr, $from:expr) => {
         impl RawAtomic<$t> for $storage {
             #[inline(always)]
             fn load<S: Scope>(&self, order: Ordering) -> $t {
-                loom_check!(check_load(order));
                 $from(<$storage>::load(self, order))
             }
             #[inline(always)]
             fn store<S: Scope>(&self, value: $t, order: Ordering) {
-                loom_check!(check_store(order));
                 <$storage>::store(self, $into(value), order)
             }
             #[inline(always)]
@@ -69,7 +53,6 @@ macro_rules! raw_atomic {
                 success: Ordering,
                 failure: Ordering,
             ) -> Result<$t, $t> {
-                loom_check!(check_failure(failure));
                 <$storage>::compare_exchange(self, $into(current), $into(new), success, failure)
                     .map($from)
                     .map_err($from)
@@ -82,7 +65,6 @@ macro_rules! raw_atomic {
                 success: Ordering,
                 failure: Ordering,
             ) -> Result<$t, $t> {
-                loom_check!(check_failure(failure));
                 <$storage>::compare_exchange_weak(
                     self,
                     $into(current),
@@ -229,12 +211,10 @@ raw_float! { f32 => storage::F32, f64 => storage::F64 }
 impl<U> RawAtomic<*mut U> for storage::Ptr<U> {
     #[inline(always)]
     fn load<S: Scope>(&self, order: Ordering) -> *mut U {
-        loom_check!(check_load(order));
         storage::Ptr::load(self, order)
     }
     #[inline(always)]
     fn store<S: Scope>(&self, value: *mut U, order: Ordering) {
-        loom_check!(check_store(order));
         storage::Ptr::store(self, value, order)
     }
     #[inline(always)]
@@ -249,7 +229,6 @@ impl<U> RawAtomic<*mut U> for storage::Ptr<U> {
         success: Ordering,
         failure: Ordering,
     ) -> Result<*mut U, *mut U> {
-        loom_check!(check_failure(failure));
         storage::Ptr::compare_exchange(self, current, new, success, failure)
     }
     #[inline(always)]
@@ -260,34 +239,18 @@ impl<U> RawAtomic<*mut U> for storage::Ptr<U> {
         success: Ordering,
         failure: Ordering,
     ) -> Result<*mut U, *mut U> {
-        loom_check!(check_failure(failure));
         storage::Ptr::compare_exchange_weak(self, current, new, success, failure)
     }
 }
 
 impl<U> RawPtr<U> for storage::Ptr<U> {
-    #[cfg(not(loom))]
     #[inline(always)]
     fn fetch_byte_add<S: Scope>(&self, bytes: usize, order: Ordering) -> *mut U {
         storage::Ptr::fetch_byte_add(self, bytes, order)
     }
-    #[cfg(not(loom))]
     #[inline(always)]
     fn fetch_byte_sub<S: Scope>(&self, bytes: usize, order: Ordering) -> *mut U {
         storage::Ptr::fetch_byte_sub(self, bytes, order)
-    }
-    // loom's AtomicPtr has no pointer arithmetic: a compare-exchange loop that keeps provenance.
-    #[cfg(loom)]
-    fn fetch_byte_add<S: Scope>(&self, bytes: usize, order: Ordering) -> *mut U {
-        let update = |p: *mut U| Some(p.wrapping_byte_add(bytes));
-        let result = storage::Ptr::fetch_update(self, order, failure_order(order), update);
-        result.unwrap_or_else(|p| p)
-    }
-    #[cfg(loom)]
-    fn fetch_byte_sub<S: Scope>(&self, bytes: usize, order: Ordering) -> *mut U {
-        let update = |p: *mut U| Some(p.wrapping_byte_sub(bytes));
-        let result = storage::Ptr::fetch_update(self, order, failure_order(order), update);
-        result.unwrap_or_else(|p| p)
     }
 }
 
@@ -304,10 +267,5 @@ pub(crate) fn fence<S: Scope>(order: Ordering) {
 /// A compiler-only fence.
 #[inline(always)]
 pub(crate) fn compiler_fence(order: Ordering) {
-    #[cfg(not(loom))]
     core::sync::atomic::compiler_fence(order);
-    // loom runs every thread on one OS thread and explores orderings itself: nothing for the
-    // compiler to reorder that loom would see.
-    #[cfg(loom)]
-    crate::ordering::check_fence(order);
 }

@@ -1,0 +1,384 @@
+//! One atomic location of the mirror: a loom atomic that holds the *index* of the write it
+//! contains, a log of the writes, and the sentinel cells that turn scope misuse into a loom
+//! data race.
+//!
+//! * Write log. Every write appends an entry (bits, writer, how it releases); the loom atomic
+//!   holds the entry's index. A read therefore knows exactly which write it read, which the scoped
+//!   fence check needs. Read-modify-writes are one loom `swap` (they read the newest write, as
+//!   loom's RMWs do); a compare-exchange is one loom `compare_exchange` on the newest index, or on
+//!   an index that cannot match when the value differs (a failing read with the failure order).
+//! * Sentinels. Per ordered pair of threads (x, y) one `loom::cell::UnsafeCell<()>`. Before its
+//!   loom operation, thread t touches, in the operation's mode (loads read; stores and every
+//!   read-modify-write write), the cell (u, t) for every other thread u, and the cell (t, u) for
+//!   every thread u outside its scope instance. Two conflicting operations of t and u then touch a
+//!   common cell exactly when one's scope excludes the other's thread — they are not morally
+//!   strong — and loom reports that as a race unless happens-before orders them: the data race of
+//!   PTX ISA 8.7.1. Touching before the operation matters: the operation's own synchronisation
+//!   must not order the touches.
+
+use super::topology::{self, MAX_THREADS, Release, Released, describe_thread, includes};
+use crate::ScopeKind;
+use core::sync::atomic::Ordering;
+use loom::cell::UnsafeCell;
+use loom::sync::atomic::AtomicUsize;
+use std::format;
+use std::string::{String, ToString};
+use std::sync::Mutex;
+use std::vec::Vec;
+
+/// An operation, for the loom mapping and for messages.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Op {
+    pub name: &'static str,
+    pub order: Ordering,
+    pub scope: ScopeKind,
+}
+
+impl Op {
+    fn describe(&self) -> String {
+        format!("`{}({:?})` at {} scope", self.name, self.order, self.scope)
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    Read,
+    Write,
+}
+
+struct Write {
+    bits: u64,
+    /// `None` for the value the location was created with, which happens-before every thread
+    /// that can reach the location.
+    writer: Option<usize>,
+    release: Option<Release>,
+    what: String,
+}
+
+struct Log {
+    writes: Vec<Write>,
+    /// The index of the newest write in modification order.
+    newest: usize,
+    /// The last operation of each accessor of each sentinel cell: `[cell][0]` the owner `y` of
+    /// cell (x, y), `[cell][1]` the thread `x`.
+    last_access: Vec<[Option<(usize, Op)>; 2]>,
+}
+
+pub(crate) struct LocationState {
+    index: AtomicUsize,
+    log: Mutex<Log>,
+    sentinels: Vec<UnsafeCell<()>>,
+    type_name: &'static str,
+    size: usize,
+    /// Memory that an `AtomicRef` views: every write is copied there, so the owner sees the final
+    /// value once the view is gone.
+    backing: *mut u8,
+}
+
+// SAFETY: `backing` is only written while loom runs the model's threads one at a time on one OS
+// thread, and only while the `AtomicRef` borrow that owns the memory lives.
+unsafe impl Send for LocationState {}
+// SAFETY: as above.
+unsafe impl Sync for LocationState {}
+
+impl LocationState {
+    pub(crate) fn new(bits: u64, type_name: &'static str, size: usize, backing: *mut u8) -> Self {
+        let initial = Write {
+            bits,
+            writer: None,
+            release: None,
+            what: "its initial value".to_string(),
+        };
+        LocationState {
+            index: AtomicUsize::new(0),
+            log: Mutex::new(Log {
+                writes: std::vec![initial],
+                newest: 0,
+                last_access: std::vec![[None, None]; MAX_THREADS * MAX_THREADS],
+            }),
+            sentinels: (0..MAX_THREADS * MAX_THREADS)
+                .map(|_| UnsafeCell::new(()))
+                .collect(),
+            type_name,
+            size,
+            backing,
+        }
+    }
+
+    pub(crate) fn type_name(&self) -> &'static str {
+        self.type_name
+    }
+
+    pub(crate) fn size(&self) -> usize {
+        self.size
+    }
+
+    /// The value, read without any synchronisation (for `Debug` of a location nobody writes).
+    pub(crate) fn newest_bits(&self) -> u64 {
+        let log = self.log.lock().unwrap();
+        log.writes[log.newest].bits
+    }
+
+    pub(crate) fn load(&self, op: Op) -> u64 {
+        let me = self.before(&op, Mode::Read);
+        let row = super::table::load(op.order);
+        if row.fence_sc {
+            loom::sync::atomic::fence(Ordering::SeqCst);
+        }
+        let index = self.index.load(super::loom_order(row.sem));
+        self.after_read(me, index, &op, acquires(row.sem))
+    }
+
+    pub(crate) fn store(&self, op: Op, bits: u64) {
+        let me = self.before(&op, Mode::Write);
+        let row = super::table::store(op.order);
+        if row.fence_sc {
+            loom::sync::atomic::fence(Ordering::SeqCst);
+        }
+        let index = self.append(me, bits, &op, row.fence_sc || releases(row.sem));
+        self.index.store(index, super::loom_order(row.sem));
+        self.published(index);
+    }
+
+    /// A read-modify-write of `row`'s ordering (the table's rmw or reduction row) storing
+    /// `f(previous)`; returns the previous bits.
+    pub(crate) fn rmw(&self, op: Op, row: super::table::Mapped, f: impl FnOnce(u64) -> u64) -> u64 {
+        let me = self.before(&op, Mode::Write);
+        if row.fence_sc {
+            loom::sync::atomic::fence(Ordering::SeqCst);
+        }
+        let index = self.append(me, 0, &op, row.fence_sc || releases(row.sem));
+        let old = self.index.swap(index, super::loom_order(row.sem));
+        let old_bits = self.after_read(me, old, &op, acquires(row.sem));
+        self.log.lock().unwrap().writes[index].bits = f(old_bits);
+        self.published(index);
+        old_bits
+    }
+
+    /// Compare-exchange on bits with `op.order` the success and `failure` the failure ordering.
+    pub(crate) fn compare_exchange(
+        &self,
+        op: Op,
+        failure: Ordering,
+        current: u64,
+        new: u64,
+    ) -> Result<u64, u64> {
+        let me = self.before(&op, Mode::Write);
+        let row = super::table::compare_exchange(op.order, failure);
+        if row.fence_sc {
+            loom::sync::atomic::fence(Ordering::SeqCst);
+        }
+        let success = super::loom_order(row.sem);
+        let failure = super::loom_order(if acquires(row.sem) {
+            super::table::Sem::Acquire
+        } else {
+            super::table::Sem::Relaxed
+        });
+        loop {
+            let expected = {
+                let log = self.log.lock().unwrap();
+                // An index that cannot match makes loom perform the failing read.
+                if log.writes[log.newest].bits == current {
+                    log.newest
+                } else {
+                    usize::MAX
+                }
+            };
+            let index = self.append(me, new, &op, row.fence_sc || releases(row.sem));
+            match self
+                .index
+                .compare_exchange(expected, index, success, failure)
+            {
+                Ok(old) => {
+                    self.after_read(me, old, &op, acquires(row.sem));
+                    self.published(index);
+                    return Ok(current);
+                }
+                Err(actual) => {
+                    let bits = self.after_read(me, actual, &op, acquires(row.sem));
+                    if bits != current {
+                        return Err(bits);
+                    }
+                    // Another thread stored the expected value meanwhile: a strong
+                    // compare-exchange would have succeeded, so try again.
+                }
+            }
+        }
+    }
+
+    /// Sentinel touches; returns the calling thread's mirror index.
+    #[track_caller]
+    fn before(&self, op: &Op, mode: Mode) -> usize {
+        let me = topology::current_index();
+        let known = topology::thread_count();
+        for other in (0..MAX_THREADS).filter(|&u| u != me) {
+            self.touch(other, me, me, mode, op);
+            if other < known && !includes(op.scope, me, other) {
+                self.touch(me, other, me, mode, op);
+            }
+        }
+        me
+    }
+
+    /// Touches the cell of the ordered pair (x, y) as thread `me` (which is x or y).
+    fn touch(&self, x: usize, y: usize, me: usize, mode: Mode, op: &Op) {
+        let cell = x * MAX_THREADS + y;
+        let side = usize::from(me != y);
+        let touched = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match mode {
+            Mode::Read => self.sentinels[cell].with(|_| ()),
+            Mode::Write => self.sentinels[cell].with_mut(|_| ()),
+        }));
+        if let Err(payload) = touched {
+            let other = self.log.lock().unwrap().last_access[cell][1 - side];
+            panic!(
+                "{}",
+                self.race_message(me, op, other, payload_text(&payload))
+            );
+        }
+        self.log.lock().unwrap().last_access[cell][side] = Some((me, *op));
+    }
+
+    fn race_message(&self, me: usize, op: &Op, other: Option<(usize, Op)>, loom: String) -> String {
+        let (them, their_op) = match other {
+            Some((them, their_op)) => (describe_thread(them), their_op.describe()),
+            None => ("another thread".to_string(), "an operation".to_string()),
+        };
+        let why = match other {
+            Some((t, o)) if !includes(o.scope, t, me) => {
+                format!(
+                    "the {} scope of the first does not include {}",
+                    o.scope,
+                    describe_thread(me)
+                )
+            }
+            Some((t, _)) if !includes(op.scope, me, t) => {
+                format!(
+                    "the {} scope of the second does not include {}",
+                    op.scope,
+                    describe_thread(t)
+                )
+            }
+            _ => "their scopes do not include each other's threads".to_string(),
+        };
+        format!(
+            "scope race on `Atomic<{}>`: {their_op} by {them} and {} by {} are not morally strong ({why}) \
+             and no happens-before orders them: a data race on a GPU (PTX ISA 8.7)\n[loom: {loom}]",
+            self.type_name,
+            op.describe(),
+            describe_thread(me),
+        )
+    }
+
+    /// Logs a write by `me` (bits may be filled in later by `rmw`) and returns its index.
+    fn append(&self, me: usize, bits: u64, op: &Op, is_release: bool) -> usize {
+        let release = if is_release {
+            Some(Release::Operation)
+        } else {
+            topology::with_state(|s| s.release_fence).map(Release::Fence)
+        };
+        let what = format!("{} by {}", op.describe(), describe_thread(me));
+        let mut log = self.log.lock().unwrap();
+        log.writes.push(Write {
+            bits,
+            writer: Some(me),
+            release,
+            what,
+        });
+        log.writes.len() - 1
+    }
+
+    /// The write at `index` is now the newest in modification order; copies it to the backing
+    /// memory of an `AtomicRef`.
+    fn published(&self, index: usize) {
+        let mut log = self.log.lock().unwrap();
+        log.newest = index;
+        if !self.backing.is_null() {
+            let bytes = log.writes[index].bits.to_le_bytes();
+            // SAFETY: `backing` is the live memory of `size` bytes behind an `AtomicRef`; loom runs
+            // one thread at a time, so nothing accesses it concurrently.
+            unsafe { core::ptr::copy_nonoverlapping(bytes.as_ptr(), self.backing, self.size) };
+        }
+    }
+
+    /// After reading the write at `index`: checks or records the synchronisation it carries.
+    fn after_read(&self, me: usize, index: usize, op: &Op, acquire: bool) -> u64 {
+        let log = self.log.lock().unwrap();
+        let write = &log.writes[index];
+        if let (Some(writer), Some(release)) = (write.writer, write.release) {
+            if writer != me {
+                let released = Released {
+                    writer,
+                    release,
+                    what: write.what.clone(),
+                };
+                let read = format!("{} of `{}`", op.describe(), self.type_name);
+                drop(log);
+                if acquire {
+                    check_synchronisation(me, &released, &read, None);
+                } else {
+                    topology::with_state(|s| s.pending_acquire.push((released, read)));
+                }
+                return self.log.lock().unwrap().writes[index].bits;
+            }
+        }
+        write.bits
+    }
+}
+
+fn acquires(sem: super::table::Sem) -> bool {
+    matches!(sem, super::table::Sem::Acquire | super::table::Sem::AcqRel)
+}
+
+fn releases(sem: super::table::Sem) -> bool {
+    matches!(sem, super::table::Sem::Release | super::table::Sem::AcqRel)
+}
+
+/// The scoped fence rule of the libcu++ memory model: a synchronisation through a release fence
+/// or an acquire fence forms only if each fence's scope includes the other thread. loom's fences
+/// know no scope, so where the rule fails loom would order the threads anyway: report it.
+pub(crate) fn check_synchronisation(
+    me: usize,
+    released: &Released,
+    read: &str,
+    acquire_fence: Option<ScopeKind>,
+) {
+    let writer = released.writer;
+    if let Release::Fence(scope) = released.release {
+        if !includes(scope, writer, me) {
+            panic!(
+                "scope race: {} follows a release fence of {scope} scope by {}, which does not \
+                 include {}; {} reads it with {read}{}, but on a GPU no synchronisation forms \
+                 (scoped fence rule, libcu++ memory model)",
+                released.what,
+                describe_thread(writer),
+                describe_thread(me),
+                describe_thread(me),
+                acquire_fence
+                    .map(|s| format!(" and an acquire fence of {s} scope"))
+                    .unwrap_or_default(),
+            );
+        }
+    }
+    if let Some(scope) = acquire_fence {
+        if !includes(scope, me, writer) {
+            panic!(
+                "scope race: {} acquires {} through {read} and an acquire fence of {scope} scope, \
+                 which does not include {}; on a GPU no synchronisation forms (scoped fence rule, \
+                 libcu++ memory model)",
+                describe_thread(me),
+                released.what,
+                describe_thread(writer),
+            );
+        }
+    }
+}
+
+fn payload_text(payload: &std::boxed::Box<dyn core::any::Any + Send>) -> String {
+    if let Some(s) = payload.downcast_ref::<&str>() {
+        (*s).to_string()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "a causality violation".to_string()
+    }
+}

@@ -1,0 +1,359 @@
+//! The loom mirror: under `--cfg loom`, every operation runs on loom with the ordering structure
+//! of its PTX mapping (the same [`table`] as the device backend: a `SeqCst` load is a `SeqCst`
+//! fence and an acquire load, and so on), and scope misuse is reported as the data race it is on a
+//! GPU.
+//!
+//! What it checks (details in [`location`]):
+//! * two conflicting operations on one location that are not ordered by happens-before and are
+//!   not morally strong (each one's scope includes the other's thread, PTX ISA 8.7) fail the model
+//!   with a message naming the location's type, both operations, both scopes and both threads;
+//! * a synchronisation through a fence whose scope does not include the other thread (the scoped
+//!   fence rule of the libcu++ memory model) fails the model where the acquiring side reads the
+//!   released write.
+//!
+//! What it does not model, each shown by a test in `loom-tests`:
+//! * loom has no load buffering, and treats `SeqCst` accesses like `AcqRel` (loom issue 180);
+//!   every `SeqCst` operation here is a `SeqCst` fence plus an acquire/relaxed access, as on the
+//!   device, so fence-based SC reasoning (the SB litmus test) is explored faithfully;
+//! * at most 5 threads per model (loom's limit);
+//! * a release fence counts with the widest scope of the release fences its thread has executed,
+//!   so data written between a wide and a later narrow fence is not caught;
+//! * a thread spawned after another thread's operation is not checked against that operation's
+//!   scope (spawn every thread before the racing operations; loom's first executions do).
+
+mod location;
+#[path = "../ptx/table.rs"]
+mod table;
+pub(crate) mod topology;
+
+use super::{RawAtomic, RawBool, RawFloat, RawInt, RawIntReduce, RawPtr, RawReduce};
+use crate::Scope;
+use core::marker::PhantomData;
+use core::sync::atomic::Ordering;
+use location::{LocationState, Op};
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+/// The storage of an `Atomic<T, S>` under loom: a mirror location holding values of `R`, the
+/// `core` storage type (`u32` for `f32`, as `AtomicU32` does).
+#[repr(transparent)]
+pub struct Location<R> {
+    state: LocationState,
+    value: PhantomData<fn() -> R>,
+}
+
+pub(crate) mod storage {
+    use super::Location;
+    pub type Bool = Location<bool>;
+    pub type U8 = Location<u8>;
+    pub type I8 = Location<i8>;
+    pub type U16 = Location<u16>;
+    pub type I16 = Location<i16>;
+    pub type U32 = Location<u32>;
+    pub type I32 = Location<i32>;
+    pub type U64 = Location<u64>;
+    pub type I64 = Location<i64>;
+    pub type Usize = Location<usize>;
+    pub type Isize = Location<isize>;
+    pub type F32 = Location<u32>;
+    pub type F64 = Location<u64>;
+    pub type Ptr<U> = Location<*mut U>;
+}
+pub(crate) use storage as Storage;
+
+/// A value as the 64 bits the mirror logs, and the `core` storage type that holds it.
+pub trait Mirror: Copy {
+    type Repr: Mirror;
+    fn to_bits(self) -> u64;
+    fn from_bits(bits: u64) -> Self;
+}
+
+macro_rules! mirror {
+    ($($t:ty => $repr:ty: |$a:ident| $to:expr, |$b:ident| $from:expr;)*) => {$(
+        impl Mirror for $t {
+            type Repr = $repr;
+            #[inline]
+            fn to_bits(self) -> u64 { let $a = self; $to }
+            #[inline]
+            fn from_bits(bits: u64) -> Self { let $b = bits; $from }
+        }
+    )*};
+}
+
+mirror! {
+    bool => bool: |v| v as u64, |b| b != 0;
+    u8 => u8: |v| v as u64, |b| b as u8;
+    i8 => i8: |v| v as u8 as u64, |b| b as i8;
+    u16 => u16: |v| v as u64, |b| b as u16;
+    i16 => i16: |v| v as u16 as u64, |b| b as i16;
+    u32 => u32: |v| v as u64, |b| b as u32;
+    i32 => i32: |v| v as u32 as u64, |b| b as i32;
+    u64 => u64: |v| v, |b| b;
+    i64 => i64: |v| v as u64, |b| b as i64;
+    usize => usize: |v| v as u64, |b| b as usize;
+    isize => isize: |v| v as usize as u64, |b| b as isize;
+    f32 => u32: |v| v.to_bits() as u64, |b| f32::from_bits(b as u32);
+    f64 => u64: |v| v.to_bits(), |b| f64::from_bits(b);
+}
+
+impl<U> Mirror for *mut U {
+    type Repr = *mut U;
+    fn to_bits(self) -> u64 {
+        self.expose_provenance() as u64
+    }
+    fn from_bits(bits: u64) -> Self {
+        core::ptr::with_exposed_provenance_mut(bits as usize)
+    }
+}
+
+impl<R: Mirror> Location<R> {
+    pub fn new(value: R) -> Self {
+        let state = LocationState::new(
+            value.to_bits(),
+            core::any::type_name::<R>(),
+            size_of::<R>(),
+            core::ptr::null_mut(),
+        );
+        Location {
+            state,
+            value: PhantomData,
+        }
+    }
+
+    pub fn into_inner(self) -> R {
+        R::from_bits(self.state.newest_bits())
+    }
+}
+
+fn op<S: Scope>(name: &'static str, order: Ordering) -> Op {
+    Op {
+        name,
+        order,
+        scope: S::KIND,
+    }
+}
+
+fn loom_order(sem: table::Sem) -> Ordering {
+    match sem {
+        table::Sem::Relaxed => Ordering::Relaxed,
+        table::Sem::Acquire => Ordering::Acquire,
+        table::Sem::Release => Ordering::Release,
+        table::Sem::AcqRel => Ordering::AcqRel,
+    }
+}
+
+impl<T: Mirror> RawAtomic<T> for Location<T::Repr> {
+    #[track_caller]
+    fn load<S: Scope>(&self, order: Ordering) -> T {
+        T::from_bits(self.state.load(op::<S>("load", order)))
+    }
+    #[track_caller]
+    fn store<S: Scope>(&self, value: T, order: Ordering) {
+        self.state.store(op::<S>("store", order), value.to_bits())
+    }
+    fn swap<S: Scope>(&self, value: T, order: Ordering) -> T {
+        self.update::<S, T>("swap", order, |_| value)
+    }
+    #[track_caller]
+    fn compare_exchange<S: Scope>(
+        &self,
+        current: T,
+        new: T,
+        success: Ordering,
+        failure: Ordering,
+    ) -> Result<T, T> {
+        self.state
+            .compare_exchange(
+                op::<S>("compare_exchange", success),
+                failure,
+                current.to_bits(),
+                new.to_bits(),
+            )
+            .map(T::from_bits)
+            .map_err(T::from_bits)
+    }
+    #[track_caller]
+    fn compare_exchange_weak<S: Scope>(
+        &self,
+        current: T,
+        new: T,
+        success: Ordering,
+        failure: Ordering,
+    ) -> Result<T, T> {
+        self.state
+            .compare_exchange(
+                op::<S>("compare_exchange_weak", success),
+                failure,
+                current.to_bits(),
+                new.to_bits(),
+            )
+            .map(T::from_bits)
+            .map_err(T::from_bits)
+    }
+}
+
+impl<R> Location<R> {
+    /// A read-modify-write storing `f(previous)`, with the table's rmw row for `order`.
+    fn update<S: Scope, T: Mirror>(
+        &self,
+        name: &'static str,
+        order: Ordering,
+        f: impl FnOnce(T) -> T,
+    ) -> T {
+        let bits = self
+            .state
+            .rmw(op::<S>(name, order), table::rmw(order), |b| {
+                f(T::from_bits(b)).to_bits()
+            });
+        T::from_bits(bits)
+    }
+
+    /// A reduction: the table's reduction row (the front has rejected other orders).
+    fn reduce<S: Scope, T: Mirror>(
+        &self,
+        name: &'static str,
+        order: Ordering,
+        f: impl FnOnce(T) -> T,
+    ) {
+        self.state
+            .rmw(op::<S>(name, order), table::reduction(order), |b| {
+                f(T::from_bits(b)).to_bits()
+            });
+    }
+}
+
+macro_rules! mirror_int {
+    ($($t:ty),*) => {$(
+        impl RawInt<$t> for Location<$t> {
+            fn fetch_add<S: Scope>(&self, v: $t, o: Ordering) -> $t { self.update::<S, $t>("fetch_add", o, |x| x.wrapping_add(v)) }
+            fn fetch_sub<S: Scope>(&self, v: $t, o: Ordering) -> $t { self.update::<S, $t>("fetch_sub", o, |x| x.wrapping_sub(v)) }
+            fn fetch_and<S: Scope>(&self, v: $t, o: Ordering) -> $t { self.update::<S, $t>("fetch_and", o, |x| x & v) }
+            fn fetch_nand<S: Scope>(&self, v: $t, o: Ordering) -> $t { self.update::<S, $t>("fetch_nand", o, |x| !(x & v)) }
+            fn fetch_or<S: Scope>(&self, v: $t, o: Ordering) -> $t { self.update::<S, $t>("fetch_or", o, |x| x | v) }
+            fn fetch_xor<S: Scope>(&self, v: $t, o: Ordering) -> $t { self.update::<S, $t>("fetch_xor", o, |x| x ^ v) }
+            fn fetch_min<S: Scope>(&self, v: $t, o: Ordering) -> $t { self.update::<S, $t>("fetch_min", o, |x| x.min(v)) }
+            fn fetch_max<S: Scope>(&self, v: $t, o: Ordering) -> $t { self.update::<S, $t>("fetch_max", o, |x| x.max(v)) }
+        }
+        impl RawReduce<$t> for Location<$t> {
+            fn reduce_add<S: Scope>(&self, v: $t, o: Ordering) { self.reduce::<S, $t>("add", o, |x| x.wrapping_add(v)) }
+            fn reduce_sub<S: Scope>(&self, v: $t, o: Ordering) { self.reduce::<S, $t>("sub", o, |x| x.wrapping_sub(v)) }
+        }
+        impl RawIntReduce<$t> for Location<$t> {
+            fn reduce_and<S: Scope>(&self, v: $t, o: Ordering) { self.reduce::<S, $t>("and", o, |x| x & v) }
+            fn reduce_or<S: Scope>(&self, v: $t, o: Ordering) { self.reduce::<S, $t>("or", o, |x| x | v) }
+            fn reduce_xor<S: Scope>(&self, v: $t, o: Ordering) { self.reduce::<S, $t>("xor", o, |x| x ^ v) }
+            fn reduce_min<S: Scope>(&self, v: $t, o: Ordering) { self.reduce::<S, $t>("min", o, |x| x.min(v)) }
+            fn reduce_max<S: Scope>(&self, v: $t, o: Ordering) { self.reduce::<S, $t>("max", o, |x| x.max(v)) }
+        }
+    )*};
+}
+
+mirror_int!(u8, i8, u16, i16, u32, i32, u64, i64, usize, isize);
+
+macro_rules! mirror_float {
+    ($($t:ty => $repr:ty),*) => {$(
+        impl RawFloat<$t> for Location<$repr> {
+            fn fetch_add<S: Scope>(&self, v: $t, o: Ordering) -> $t { self.update::<S, $t>("fetch_add", o, |x| x + v) }
+            fn fetch_sub<S: Scope>(&self, v: $t, o: Ordering) -> $t { self.update::<S, $t>("fetch_sub", o, |x| x - v) }
+            fn fetch_min<S: Scope>(&self, v: $t, o: Ordering) -> $t { self.update::<S, $t>("fetch_min", o, |x| x.min(v)) }
+            fn fetch_max<S: Scope>(&self, v: $t, o: Ordering) -> $t { self.update::<S, $t>("fetch_max", o, |x| x.max(v)) }
+        }
+        impl RawReduce<$t> for Location<$repr> {
+            fn reduce_add<S: Scope>(&self, v: $t, o: Ordering) { self.reduce::<S, $t>("add", o, |x| x + v) }
+            fn reduce_sub<S: Scope>(&self, v: $t, o: Ordering) { self.reduce::<S, $t>("sub", o, |x| x - v) }
+        }
+    )*};
+}
+
+mirror_float!(f32 => u32, f64 => u64);
+
+impl RawBool for Location<bool> {
+    fn fetch_and<S: Scope>(&self, v: bool, o: Ordering) -> bool {
+        self.update::<S, bool>("fetch_and", o, |x| x & v)
+    }
+    fn fetch_nand<S: Scope>(&self, v: bool, o: Ordering) -> bool {
+        self.update::<S, bool>("fetch_nand", o, |x| !(x & v))
+    }
+    fn fetch_or<S: Scope>(&self, v: bool, o: Ordering) -> bool {
+        self.update::<S, bool>("fetch_or", o, |x| x | v)
+    }
+    fn fetch_xor<S: Scope>(&self, v: bool, o: Ordering) -> bool {
+        self.update::<S, bool>("fetch_xor", o, |x| x ^ v)
+    }
+}
+
+impl<U> RawPtr<U> for Location<*mut U> {
+    fn fetch_byte_add<S: Scope>(&self, bytes: usize, o: Ordering) -> *mut U {
+        self.update::<S, *mut U>("fetch_byte_add", o, |p| p.wrapping_byte_add(bytes))
+    }
+    fn fetch_byte_sub<S: Scope>(&self, bytes: usize, o: Ordering) -> *mut U {
+        self.update::<S, *mut U>("fetch_byte_sub", o, |p| p.wrapping_byte_sub(bytes))
+    }
+}
+
+/// `fence::<S>(order)`: loom's fence with the requested ordering (the weakest the device may
+/// execute), plus the scoped fence rule: a release fence marks this thread's later writes with its
+/// scope; an acquire fence checks every released write read since the previous acquire fence.
+#[track_caller]
+pub(crate) fn fence<S: Scope>(order: Ordering) {
+    if table::fence_for(S::KIND, order, true) == table::Fence::Compiler {
+        return;
+    }
+    let me = topology::current_index();
+    loom::sync::atomic::fence(order);
+    if matches!(
+        order,
+        Ordering::Release | Ordering::AcqRel | Ordering::SeqCst
+    ) {
+        topology::with_state(|s| s.release_fence = s.release_fence.max(Some(S::KIND)));
+    }
+    if matches!(
+        order,
+        Ordering::Acquire | Ordering::AcqRel | Ordering::SeqCst
+    ) {
+        let pending = topology::with_state(|s| core::mem::take(&mut s.pending_acquire));
+        for (released, read) in &pending {
+            location::check_synchronisation(me, released, read, Some(S::KIND));
+        }
+    }
+}
+
+/// `compiler_fence(order)`: loom explores orderings itself; only the ordering is checked.
+#[track_caller]
+pub(crate) fn compiler_fence(order: Ordering) {
+    crate::ordering::check_fence(order);
+}
+
+loom::lazy_static! {
+    /// The locations that `AtomicRef`s view, by address, for this execution.
+    static ref VIEWS: Mutex<HashMap<usize, std::boxed::Box<LocationState>>> = Mutex::new(HashMap::new());
+}
+
+/// The mirror location of the `R` at `ptr`, created on first use with the value found there.
+/// Every write through it is copied back to `ptr`.
+///
+/// # Safety
+/// `ptr` is valid for reads and writes of `R` for as long as the returned reference is used.
+pub(crate) unsafe fn view<'a, R: Mirror>(ptr: *mut R) -> &'a Location<R> {
+    let mut views = VIEWS.lock().unwrap();
+    let state = views.entry(ptr.addr()).or_insert_with(|| {
+        // SAFETY: the caller's contract.
+        let value = unsafe { ptr.read() };
+        std::boxed::Box::new(LocationState::new(
+            value.to_bits(),
+            core::any::type_name::<R>(),
+            size_of::<R>(),
+            ptr.cast(),
+        ))
+    });
+    assert!(
+        state.size() == size_of::<R>(),
+        "scoped-atomics loom mirror: `{}` viewed as `{}`: a mixed-size access, for which the PTX model gives no guarantees (PTX ISA 8.7.2)",
+        state.type_name(),
+        core::any::type_name::<R>(),
+    );
+    let state: *const LocationState = &**state;
+    // SAFETY: the box lives in `VIEWS` until the execution ends and never moves; `Location<R>`
+    // is `repr(transparent)` over `LocationState`.
+    unsafe { &*state.cast::<Location<R>>() }
+}
