@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Runs every test of the project on a fresh machine: installs the tools it needs (tools/install.sh),
+# then formatting, the stable test suite (host tests, doctests, the PTX conformance test), Miri over
+# the core crate, and the loom model checks. Under CI=true a missing tool is a failure.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+NIGHTLY="$(tr -d '[:space:]' < tools/nightly-toolchain)"
+
+step() { printf '\n==> %s\n' "$*"; }
+elapsed() { printf '    (%ss)\n' "$((SECONDS - $1))"; }
+
+step "tools (tools/install.sh)"
+if ! bash tools/install.sh; then
+  if [ "${CI:-}" = "true" ]; then
+    echo "tools/install.sh failed and CI=true: a missing tool is a failure" >&2
+    exit 1
+  fi
+  echo "WARNING: some tools are missing; the tests that need them say SKIPPED" >&2
+fi
+have_nightly=false
+if rustup run "$NIGHTLY" rustc -V >/dev/null 2>&1; then have_nightly=true; fi
+
+step "formatting (cargo fmt --check)"
+cargo fmt --all --check
+
+step "stable: cargo test --workspace (unit, integration, doc and PTX conformance tests)"
+t=$SECONDS
+cargo test --workspace
+elapsed $t
+
+step "Miri: cargo +$NIGHTLY miri test -p scoped-atomics"
+if $have_nightly; then
+  t=$SECONDS
+  MIRIFLAGS="${MIRIFLAGS:--Zmiri-strict-provenance}" cargo "+$NIGHTLY" miri test -p scoped-atomics
+  elapsed $t
+else
+  echo "SKIPPED Miri: toolchain $NIGHTLY is not installed (run bash tools/install.sh)" >&2
+  [ "${CI:-}" = "true" ] && exit 1
+fi
+
+step "loom: RUSTFLAGS=\"--cfg loom\" cargo test -p loom-tests --release"
+t=$SECONDS
+RUSTFLAGS="--cfg loom" cargo test -p loom-tests --release --target-dir target/loom
+elapsed $t
