@@ -57,12 +57,14 @@ mod atomic;
 mod atomic_ref;
 mod fence;
 mod imp;
+pub mod kernel;
 mod layout;
 pub mod model;
 mod ordering;
 mod primitive;
 mod scope;
 mod scoped;
+pub mod sync;
 
 pub use atomic::Atomic;
 pub use atomic_ref::AtomicRef;
@@ -75,3 +77,4 @@ pub use scoped::{
     AtomicPtr, AtomicU8, AtomicU16, AtomicU32, AtomicU64, AtomicUsize, block, cluster, device,
     system, thread,
 };
+pub use sync::{ArrivalToken, Barrier, BinarySemaphore, CountingSemaphore, Latch};

@@ -1,2 +1,130 @@
-//! Model-checked tests of `scoped-atomics`: the litmus tests of the PTX memory model, the
-//! primitives, and scope misuse reported as data races. Run with `RUSTFLAGS="--cfg loom"`.
+//! Model-checked tests of `scoped-atomics`: the litmus tests of the PTX memory model, scope
+//! misuse reported as data races, and the limits of the model. Everything here is compiled only
+//! under `--cfg loom`; a plain `cargo test` builds an empty crate.
+//!
+//! ```text
+//! RUSTFLAGS="--cfg loom" cargo test -p loom-tests --release --target-dir target/loom
+//! ```
+//!
+//! (`--release`: loom is much slower in debug builds. `--target-dir`: the `--cfg loom` build
+//! does not invalidate the normal one.) On 2 cores the tests take about 10 s, about 55 s
+//! including compiling `scoped-atomics` and this crate.
+//!
+//! # Exploration bound
+//!
+//! Every model runs through `builder`: loom's default builder with the preemption bound
+//! `PREEMPTION_BOUND` = 3 set in code, and no permutation or duration limit, so that CI and
+//! developers explore exactly the same executions whatever `LOOM_MAX_PREEMPTIONS`,
+//! `LOOM_MAX_PERMUTATIONS` or `LOOM_MAX_DURATION` say (loom's other variables, such as
+//! `LOOM_MAX_BRANCHES` and `LOOM_CHECKPOINT_FILE`, still apply). Every outcome and every race
+//! the suite asserts already appears at bound 1 (loom's choice of the store a load reads is not a
+//! preemption); bound 3 searches the correct programs' interleavings more deeply for about 8 s
+//! more. Every scope bug of `scope_pairs` and of the litmus tests is reported within the first
+//! three executions (asserted by `scope_pairs::bugs_are_reported_within_the_first_executions` and
+//! `litmus::scope_races_are_reported_in_the_first_executions`).
+//!
+//! # The tests
+//!
+//! | file | what |
+//! |------|------|
+//! | `tests/litmus.rs` | PTX ISA 8.10–8.11 litmus tests with their outcome sets; the libcu++ message-passing example (device scope passes, block scope is a scope race) |
+//! | `tests/scope_pairs.rs` | fourteen pairs of a correct program and the same program with a scope bug (`<pair>::correct` passes, `<pair>::buggy` panics with "scope race"), and the early-detection test |
+//! | `tests/limits.rs` | one test per limit listed below |
+//! | `tests/sanity.rs` | the first smoke tests of the mirror |
+//! | `tests/mirror_regressions.rs` | bugs of the mirror found by this suite, fixed: each must stay fixed |
+//!
+//! Outcome sets: each litmus test returns its outcome from the model's closure; `outcomes`
+//! collects them across executions (outside the model, since loom re-runs the closure) and
+//! `assert_outcomes` checks that the set is exactly the expected one — the forbidden outcomes
+//! never appear and every allowed outcome loom can produce does. Observed:
+//!
+//! | litmus test | outcome | observed | PTX |
+//! |-------------|---------|----------|-----|
+//! | atomicity 1 (`atom.sys` ×2) | (r0, r1, x) | (0,1,2) (1,0,2) | x == 2 |
+//! | atomicity 2 (`atom.cta` / `atom.gpu`, two CTAs) | — | scope race, first execution | x == 1 or 2 |
+//! | LB, values copied | (r0, r1, x, y) | (0,0,0,0) | x == 0 and y == 0 |
+//! | LB, constant stores | (r0, r1) | (0,0) (0,1) (1,0) | also (1,1): not in loom |
+//! | CoRR | (r0, r1) | (0,0) (0,1) (1,1) | not (1,0) |
+//! | MP, `fence.acq_rel.sys` | (r0, r1) | (0,0) (0,1) (1,1) | not (1,0) |
+//! | MP, release/acquire | (r0, r1) | (0,0) (0,1) (1,1) | not (1,0) |
+//! | SB, `fence.sc.sys` | (r0, r1) | (0,1) (1,0) (1,1) | not (0,0) |
+//! | SB, `fence.acq_rel.sys` | (r0, r1) | all four | (0,0) allowed |
+//! | MP with `red` (and with `atom`) | (r1, flag) | (0,1) (42,1) (42,2) | `red` also (0,2): not in loom |
+//! | IRIW, `SeqCst` | (r1.x, r1.y, r2.y, r2.x) | all 16 but (1,0,1,0) | not (1,0,1,0) |
+//! | IRIW, acquire loads | same | all 16 | all allowed |
+//!
+//! # What loom does not model
+//!
+//! Each limit with the test that shows it (in `tests/limits.rs` unless named otherwise).
+//!
+//! * **No load buffering.** loom runs each load before the stores that follow it in program
+//!   order, so the weak outcome (1, 1) of the classic LB test never appears, although PTX and C++
+//!   allow it: `loom_has_no_load_buffering`. (The text's LB, whose only outcome is all zeros, is
+//!   `litmus::lb_no_values_out_of_thin_air`.)
+//! * **`SeqCst` accesses are only `AcqRel`** (loom issue 180): SB with `SeqCst` accesses on
+//!   loom's own atomics produces (0, 0): `loom_seqcst_accesses_are_only_acqrel`. Through
+//!   `scoped_atomics` every `SeqCst` operation is a `SeqCst` fence plus an acquire load / relaxed
+//!   store / acquire RMW, as in the PTX mapping, and loom's `SeqCst` fences are sound, so SB and
+//!   IRIW keep their SC guarantees: `mirror_seqcst_accesses_are_fences_plus_accesses`,
+//!   `iriw_seqcst_readers_agree` (and `iriw_acquire_readers_may_disagree` for contrast).
+//! * **At most 5 threads per model**, the model's own thread included: `a_sixth_thread_panics`.
+//! * **Read-modify-writes are always atomic and always read the newest value**, so loom cannot
+//!   produce the lost update of atomicity litmus test 2; the mirror reports the two operations as
+//!   a scope race instead: `litmus::atomicity_2_rmws_that_are_not_morally_strong_race`.
+//! * **A reduction's read is an ordinary relaxed read** to loom, and an acquire fence
+//!   synchronises with every store its thread has read, so the weak outcome of MP with `red`
+//!   (r1 == 0 and flag == 2) never appears: `litmus::mp_with_reduction`.
+//! * **Fences have no scope.** `fence::<Block>(SeqCst)` in two blocks orders them in loom,
+//!   although the two `fence.sc.cta` are not morally strong: SB with such fences never gives
+//!   (0, 0), which a GPU allows: `block_scope_seqcst_fences_order_other_blocks_in_loom`. (The
+//!   mirror adds the scoped fence rule for release/acquire fences; see below.)
+//! * **Spinning until another thread's plain store replaces a read-modify-write never ends.**
+//!   loom orders a store after another thread's RMW only if the storing thread has seen it, so a
+//!   test-and-test-and-set lock unlocked with a plain store exceeds loom's branch limit:
+//!   `loom_spin_after_foreign_rmw_never_ends`. Unlock with a `swap` (as `scope_pairs::spin_lock`
+//!   does) or lock with a compare-exchange (`scope_pairs::cas_lock`). Spin loops must yield to loom
+//!   (`spin_until`).
+//!
+//! # What the mirror does not check
+//!
+//! The limits in the module docs of `atomics/src/imp/mirror/mod.rs`, and two more:
+//!
+//! * **A release fence counts with the widest scope of the release fences its thread has
+//!   executed**, so data written between a wide fence and a later narrow one, published through
+//!   the narrow one, is not caught: `release_fence_scope_is_the_widest_so_far` (passes although
+//!   the data races on a GPU).
+//! * **A thread spawned after another thread's operation is not checked against that operation's
+//!   scope** — precisely when the earlier operation's scope excludes the late thread and the
+//!   late thread's operation's scope includes the earlier thread:
+//!   `thread_spawned_after_the_operation_is_not_checked` passes, the same program with the reader
+//!   spawned first is reported (`thread_spawned_before_the_operation_is_checked`). Spawn every
+//!   thread before the racing operations (as every other test here does).
+//! * **The scoped fence rule is checked whether or not anything depends on the
+//!   synchronisation** (an over-approximation: loom's fences cannot leave it out): a relaxed read
+//!   of a write released by a narrow fence, followed by an acquire fence for an unrelated reason,
+//!   is reported although the program is correct:
+//!   `fence_rule_is_checked_even_when_nothing_depends_on_it`.
+//! * **Narrow `SeqCst` fences order threads outside their scope**: loom's `SeqCst` fences are
+//!   global, so two `fence::<Block>(SeqCst)` in different blocks are ordered, which a GPU does not
+//!   promise (Fence-SC relates only morally strong fences); a program relying on that is not
+//!   reported: `block_scope_seqcst_fences_order_other_blocks_in_loom`.
+//! * **A reduction's read followed by an acquire fence is reported** when it read a released
+//!   write of another thread, since loom would synchronise where PTX does not (8.8) — also when
+//!   nothing depends on it (`litmus::mp_with_reduction`).
+//!
+//! # Writing a test
+//!
+//! * Start the file with `#![cfg(loom)]`; run every model through `model`, `outcomes` or
+//!   `first_failure` (never `loom::model`, which takes the bound from the environment).
+//! * Give the model's thread a position with `set_position` before its first atomic operation,
+//!   spawn the others with `spawn_in`, and keep to 2–3 spawned threads.
+//! * Plain data is `Plain` (a `loom::cell::UnsafeCell`); memory shared through `AtomicRef`
+//!   views is a `Heap`.
+//! * A buggy program's test is `#[should_panic(expected = "scope race")]`; add it to the
+//!   early-detection list of `scope_pairs.rs`.
+#![cfg_attr(not(loom), allow(unused))]
+
+#[cfg(loom)]
+mod harness;
+#[cfg(loom)]
+pub use harness::*;

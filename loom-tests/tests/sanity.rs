@@ -1,11 +1,11 @@
 #![cfg(loom)]
 use loom::sync::Arc;
-use scoped_atomics::model::{set_position, spawn_in, Position};
+use scoped_atomics::model::{Position, set_position, spawn_in};
 use scoped_atomics::{AtomicRef, Block, Device, Ordering};
 
 #[test]
 fn mp_device_scope_passes() {
-    loom::model(|| {
+    loom_tests::model(|| {
         set_position(Position::host());
         let data = Arc::new(loom::cell::UnsafeCell::new(0u32));
         let flag = Arc::new(scoped_atomics::device::AtomicU32::new(0));
@@ -28,7 +28,7 @@ fn mp_device_scope_passes() {
 #[test]
 #[should_panic(expected = "scope race")]
 fn mp_block_scope_store_is_a_race() {
-    loom::model(|| {
+    loom_tests::model(|| {
         set_position(Position::host());
         let flag = Arc::new(scoped_atomics::Atomic::<u32, Block>::new(0));
         let f = flag.clone();
@@ -45,7 +45,7 @@ fn mp_block_scope_store_is_a_race() {
 #[test]
 #[should_panic(expected = "scope race")]
 fn fence_narrower_than_partner_is_reported() {
-    loom::model(|| {
+    loom_tests::model(|| {
         set_position(Position::host());
         let flag = Arc::new(scoped_atomics::device::AtomicU32::new(0));
         let f = flag.clone();
@@ -66,7 +66,7 @@ fn fence_narrower_than_partner_is_reported() {
 
 #[test]
 fn atomic_ref_writes_through() {
-    loom::model(|| {
+    loom_tests::model(|| {
         set_position(Position::gpu(0, 0));
         let mut x = 5u32;
         {

@@ -336,6 +336,69 @@ macro_rules! atomic_common {
                 }
                 Err(previous)
             }
+
+            /// Waits until the value differs from `old` (compared bit for bit), as C++20
+            /// `atomic::wait(old, order)`: loads with `order` (`Relaxed`, `Acquire` or `SeqCst`)
+            /// and returns once a load reads another value. Pair it with
+            /// [`notify_one`](Self::notify_one) / [`notify_all`](Self::notify_all) after the store.
+            ///
+            /// The load that returns is a load with `order`: with `Acquire` and a `Release` store,
+            /// everything before the store happens before `wait` returns. A change that is undone
+            /// before the waiter looks (A → B → A) may go unnoticed, as in C++. On the host with
+            /// `std` the thread blocks after a short spin; on the device it polls with `nanosleep`
+            /// back-off; see [`crate::sync`].
+            ///
+            /// # Panics
+            /// If `order` is `Release` or `AcqRel`, with `core`'s message.
+            ///
+            /// ```
+            /// use scoped_atomics::{Atomic, Device, Ordering};
+            #[doc = concat!($setup, "let a = Atomic::<", $ex, ", Device>::new(", $a, ");")]
+            #[doc = concat!("a.store(", $b, ", Ordering::Release);")]
+            /// a.notify_all();
+            #[doc = concat!("a.wait(", $a, ", Ordering::Acquire); // returns at once: the value changed")]
+            /// ```
+            #[inline]
+            pub fn wait(&self, old: $t, order: core::sync::atomic::Ordering) {
+                let bits = |$tv: $t| $to;
+                let old = bits(old);
+                crate::sync::wait::wait_until(crate::sync::wait::key(self), || {
+                    bits(self.load(order)) != old
+                });
+            }
+
+            /// Wakes at least one thread blocked in [`wait`](Self::wait) on this atomic, to
+            /// re-check the value (C++20 `atomic::notify_one`). On the host with `std` it wakes
+            /// every waiter that shares the atomic's parking bucket; elsewhere waiters poll and
+            /// this does nothing.
+            ///
+            /// ```
+            /// use scoped_atomics::{Atomic, Device, Ordering};
+            #[doc = concat!($setup, "let a = Atomic::<", $ex, ", Device>::new(", $a, ");")]
+            #[doc = concat!("a.store(", $b, ", Ordering::Release);")]
+            /// a.notify_one(); // no waiter: nothing happens
+            /// ```
+            #[inline]
+            pub fn notify_one(&self) {
+                crate::sync::wait::wake_all(crate::sync::wait::key(self))
+            }
+
+            /// Wakes every thread blocked in [`wait`](Self::wait) on this atomic, to re-check the
+            /// value (C++20 `atomic::notify_all`). On the device and without `std`, waiters poll
+            /// and this does nothing.
+            ///
+            /// ```
+            /// use scoped_atomics::{Atomic, Device, Ordering};
+            #[doc = concat!($setup, "let a = Atomic::<", $ex, ", Device>::new(", $a, ");")]
+            #[doc = concat!("a.store(", $b, ", Ordering::Release);")]
+            /// a.notify_all(); // no waiter: nothing happens
+            /// ```
+            ///
+            /// Across threads, see the example of [`crate::sync`].
+            #[inline]
+            pub fn notify_all(&self) {
+                crate::sync::wait::wake_all(crate::sync::wait::key(self))
+            }
         }
 
         impl<$($gen)*> core::fmt::Debug for Atomic<$t, S> {

@@ -79,3 +79,10 @@ impl<U, S: Scope> Default for Atomic<*mut U, S> {
         Self::new(core::ptr::null_mut())
     }
 }
+
+impl<U, S: Scope> core::fmt::Pointer for Atomic<*mut U, S> {
+    /// Formats the pointer as `core`'s `AtomicPtr` does: a relaxed load, formatted with `{:p}`.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        core::fmt::Pointer::fmt(&self.load(core::sync::atomic::Ordering::Relaxed), f)
+    }
+}

@@ -16,7 +16,7 @@
 //!   PTX ISA 8.7.1. Touching before the operation matters: the operation's own synchronisation
 //!   must not order the touches.
 
-use super::topology::{self, MAX_THREADS, Release, Released, describe_thread, includes};
+use super::topology::{self, MAX_THREADS, Pending, Release, Released, describe_thread, includes};
 use crate::ScopeKind;
 use core::sync::atomic::Ordering;
 use loom::cell::UnsafeCell;
@@ -46,13 +46,24 @@ enum Mode {
     Write,
 }
 
+/// How a read takes part in synchronisation.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Read {
+    /// An acquire read: synchronises with the releases of the write it reads.
+    Acquire,
+    /// A relaxed strong read: a later acquire fence synchronises with them.
+    Relaxed,
+    /// A reduction's read: forms no acquire pattern at all (PTX ISA 8.8).
+    Reduction,
+}
+
 struct Write {
     bits: u64,
-    /// `None` for the value the location was created with, which happens-before every thread
-    /// that can reach the location.
-    writer: Option<usize>,
-    release: Option<Release>,
-    what: String,
+    /// The releases a reader of this write synchronises with: the write's own (a release
+    /// operation, or a relaxed write after a release fence) and, for a read-modify-write, those of
+    /// the write it read (the release sequence). Empty for the initial value, which
+    /// happens-before every thread that can reach the location.
+    releases: Vec<Released>,
 }
 
 struct Log {
@@ -85,9 +96,7 @@ impl LocationState {
     pub(crate) fn new(bits: u64, type_name: &'static str, size: usize, backing: *mut u8) -> Self {
         let initial = Write {
             bits,
-            writer: None,
-            release: None,
-            what: "its initial value".to_string(),
+            releases: Vec::new(),
         };
         LocationState {
             index: AtomicUsize::new(0),
@@ -123,17 +132,17 @@ impl LocationState {
         let me = self.before(&op, Mode::Read);
         let row = super::table::load(op.order);
         if row.fence_sc {
-            loom::sync::atomic::fence(Ordering::SeqCst);
+            super::scoped_fence(op.scope, Ordering::SeqCst);
         }
         let index = self.index.load(super::loom_order(row.sem));
-        self.after_read(me, index, &op, acquires(row.sem))
+        self.after_read(me, index, &op, read_kind(row.sem))
     }
 
     pub(crate) fn store(&self, op: Op, bits: u64) {
         let me = self.before(&op, Mode::Write);
         let row = super::table::store(op.order);
         if row.fence_sc {
-            loom::sync::atomic::fence(Ordering::SeqCst);
+            super::scoped_fence(op.scope, Ordering::SeqCst);
         }
         let index = self.append(me, bits, &op, row.fence_sc || releases(row.sem));
         self.index.store(index, super::loom_order(row.sem));
@@ -141,15 +150,27 @@ impl LocationState {
     }
 
     /// A read-modify-write of `row`'s ordering (the table's rmw or reduction row) storing
-    /// `f(previous)`; returns the previous bits.
-    pub(crate) fn rmw(&self, op: Op, row: super::table::Mapped, f: impl FnOnce(u64) -> u64) -> u64 {
+    /// `f(previous)`; returns the previous bits. A reduction's read forms no acquire pattern.
+    pub(crate) fn rmw(
+        &self,
+        op: Op,
+        row: super::table::Mapped,
+        reduction: bool,
+        f: impl FnOnce(u64) -> u64,
+    ) -> u64 {
         let me = self.before(&op, Mode::Write);
         if row.fence_sc {
-            loom::sync::atomic::fence(Ordering::SeqCst);
+            super::scoped_fence(op.scope, Ordering::SeqCst);
         }
         let index = self.append(me, 0, &op, row.fence_sc || releases(row.sem));
         let old = self.index.swap(index, super::loom_order(row.sem));
-        let old_bits = self.after_read(me, old, &op, acquires(row.sem));
+        let kind = if reduction {
+            Read::Reduction
+        } else {
+            read_kind(row.sem)
+        };
+        let old_bits = self.after_read(me, old, &op, kind);
+        self.continue_release_sequence(old, index);
         self.log.lock().unwrap().writes[index].bits = f(old_bits);
         self.published(index);
         old_bits
@@ -166,7 +187,7 @@ impl LocationState {
         let me = self.before(&op, Mode::Write);
         let row = super::table::compare_exchange(op.order, failure);
         if row.fence_sc {
-            loom::sync::atomic::fence(Ordering::SeqCst);
+            super::scoped_fence(op.scope, Ordering::SeqCst);
         }
         let success = super::loom_order(row.sem);
         let failure = super::loom_order(if acquires(row.sem) {
@@ -190,12 +211,13 @@ impl LocationState {
                 .compare_exchange(expected, index, success, failure)
             {
                 Ok(old) => {
-                    self.after_read(me, old, &op, acquires(row.sem));
+                    self.after_read(me, old, &op, read_kind(row.sem));
+                    self.continue_release_sequence(old, index);
                     self.published(index);
                     return Ok(current);
                 }
                 Err(actual) => {
-                    let bits = self.after_read(me, actual, &op, acquires(row.sem));
+                    let bits = self.after_read(me, actual, &op, read_kind(row.sem));
                     if bits != current {
                         return Err(bits);
                     }
@@ -277,14 +299,25 @@ impl LocationState {
             topology::with_state(|s| s.release_fence).map(Release::Fence)
         };
         let what = format!("{} by {}", op.describe(), describe_thread(me));
+        let releases = release
+            .map(|release| Released {
+                writer: me,
+                release,
+                what,
+            })
+            .into_iter()
+            .collect();
         let mut log = self.log.lock().unwrap();
-        log.writes.push(Write {
-            bits,
-            writer: Some(me),
-            release,
-            what,
-        });
+        log.writes.push(Write { bits, releases });
         log.writes.len() - 1
+    }
+
+    /// A read-modify-write continues the release sequence of the write it read: its readers
+    /// synchronise with those releases too.
+    fn continue_release_sequence(&self, read: usize, written: usize) {
+        let mut log = self.log.lock().unwrap();
+        let inherited = log.writes[read].releases.clone();
+        log.writes[written].releases.extend(inherited);
     }
 
     /// The write at `index` is now the newest in modification order; copies it to the backing
@@ -301,27 +334,45 @@ impl LocationState {
     }
 
     /// After reading the write at `index`: checks or records the synchronisation it carries.
-    fn after_read(&self, me: usize, index: usize, op: &Op, acquire: bool) -> u64 {
-        let log = self.log.lock().unwrap();
-        let write = &log.writes[index];
-        if let (Some(writer), Some(release)) = (write.writer, write.release) {
-            if writer != me {
-                let released = Released {
-                    writer,
-                    release,
-                    what: write.what.clone(),
-                };
-                let read = format!("{} of `{}`", op.describe(), self.type_name);
-                drop(log);
-                if acquire {
-                    check_synchronisation(me, &released, &read, None);
-                } else {
-                    topology::with_state(|s| s.pending_acquire.push((released, read)));
+    fn after_read(&self, me: usize, index: usize, op: &Op, kind: Read) -> u64 {
+        let (bits, releases) = {
+            let log = self.log.lock().unwrap();
+            let write = &log.writes[index];
+            (write.bits, write.releases.clone())
+        };
+        let read = format!("{} of `Atomic<{}>`", op.describe(), self.type_name);
+        for released in releases.into_iter().filter(|r| r.writer != me) {
+            match kind {
+                Read::Acquire => check_synchronisation(me, &released, &read, None, false),
+                Read::Relaxed | Read::Reduction => {
+                    let pending = Pending {
+                        released,
+                        read: read.clone(),
+                        by_reduction: kind == Read::Reduction,
+                    };
+                    topology::with_state(|s| s.pending_acquire.push(pending));
                 }
-                return self.log.lock().unwrap().writes[index].bits;
             }
         }
-        write.bits
+        bits
+    }
+
+    /// Whether the memory behind an `AtomicRef` still holds the newest value (a plain write by the
+    /// owner, between two views, changes it).
+    pub(crate) fn matches_memory(&self) -> bool {
+        let log = self.log.lock().unwrap();
+        let bytes = log.writes[log.newest].bits.to_le_bytes();
+        // SAFETY: `backing` is the live memory of `size` bytes the new view is made of.
+        let memory = unsafe { core::slice::from_raw_parts(self.backing, self.size) };
+        memory == &bytes[..self.size]
+    }
+}
+
+fn read_kind(sem: super::table::Sem) -> Read {
+    if acquires(sem) {
+        Read::Acquire
+    } else {
+        Read::Relaxed
     }
 }
 
@@ -341,8 +392,18 @@ pub(crate) fn check_synchronisation(
     released: &Released,
     read: &str,
     acquire_fence: Option<ScopeKind>,
+    by_reduction: bool,
 ) {
     let writer = released.writer;
+    if let (Some(scope), true) = (acquire_fence, by_reduction) {
+        panic!(
+            "scope race: {} reads {} with a reduction ({read}) and then executes an acquire fence \
+             of {scope} scope, but a reduction's read forms no acquire pattern (PTX ISA 8.8): on a \
+             GPU no synchronisation forms",
+            describe_thread(me),
+            released.what,
+        );
+    }
     if let Release::Fence(scope) = released.release {
         if !includes(scope, writer, me) {
             panic!(

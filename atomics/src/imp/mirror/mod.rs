@@ -27,7 +27,7 @@ mod table;
 pub(crate) mod topology;
 
 use super::{RawAtomic, RawBool, RawFloat, RawInt, RawIntReduce, RawPtr, RawReduce};
-use crate::Scope;
+use crate::{Scope, ScopeKind};
 use core::marker::PhantomData;
 use core::sync::atomic::Ordering;
 use location::{LocationState, Op};
@@ -202,7 +202,7 @@ impl<R> Location<R> {
     ) -> T {
         let bits = self
             .state
-            .rmw(op::<S>(name, order), table::rmw(order), |b| {
+            .rmw(op::<S>(name, order), table::rmw(order), false, |b| {
                 f(T::from_bits(b)).to_bits()
             });
         T::from_bits(bits)
@@ -216,7 +216,7 @@ impl<R> Location<R> {
         f: impl FnOnce(T) -> T,
     ) {
         self.state
-            .rmw(op::<S>(name, order), table::reduction(order), |b| {
+            .rmw(op::<S>(name, order), table::reduction(order), true, |b| {
                 f(T::from_bits(b)).to_bits()
             });
     }
@@ -296,7 +296,13 @@ impl<U> RawPtr<U> for Location<*mut U> {
 /// scope; an acquire fence checks every released write read since the previous acquire fence.
 #[track_caller]
 pub(crate) fn fence<S: Scope>(order: Ordering) {
-    if table::fence_for(S::KIND, order, true) == table::Fence::Compiler {
+    scoped_fence(S::KIND, order)
+}
+
+/// A fence of `scope`: `fence::<S>`, and the leading `fence.sc` of a `SeqCst` operation.
+#[track_caller]
+pub(crate) fn scoped_fence(scope: ScopeKind, order: Ordering) {
+    if table::fence_for(scope, order, true) == table::Fence::Compiler {
         return;
     }
     let me = topology::current_index();
@@ -305,15 +311,15 @@ pub(crate) fn fence<S: Scope>(order: Ordering) {
         order,
         Ordering::Release | Ordering::AcqRel | Ordering::SeqCst
     ) {
-        topology::with_state(|s| s.release_fence = s.release_fence.max(Some(S::KIND)));
+        topology::with_state(|s| s.release_fence = s.release_fence.max(Some(scope)));
     }
     if matches!(
         order,
         Ordering::Acquire | Ordering::AcqRel | Ordering::SeqCst
     ) {
         let pending = topology::with_state(|s| core::mem::take(&mut s.pending_acquire));
-        for (released, read) in &pending {
-            location::check_synchronisation(me, released, read, Some(S::KIND));
+        for p in &pending {
+            location::check_synchronisation(me, &p.released, &p.read, Some(scope), p.by_reduction);
         }
     }
 }
@@ -336,16 +342,20 @@ loom::lazy_static! {
 /// `ptr` is valid for reads and writes of `R` for as long as the returned reference is used.
 pub(crate) unsafe fn view<'a, R: Mirror>(ptr: *mut R) -> &'a Location<R> {
     let mut views = VIEWS.lock().unwrap();
-    let state = views.entry(ptr.addr()).or_insert_with(|| {
+    let fresh = || {
         // SAFETY: the caller's contract.
         let value = unsafe { ptr.read() };
-        std::boxed::Box::new(LocationState::new(
-            value.to_bits(),
-            core::any::type_name::<R>(),
-            size_of::<R>(),
-            ptr.cast(),
-        ))
-    });
+        let (name, size) = (core::any::type_name::<R>(), size_of::<R>());
+        std::boxed::Box::new(LocationState::new(value.to_bits(), name, size, ptr.cast()))
+    };
+    let state = views.entry(ptr.addr()).or_insert_with(fresh);
+    // Views write through, so memory that no longer holds the newest value was written plainly by
+    // its owner after the last view ended (or reused for a new object): a new location, with a new
+    // history, starts there. No view of the old one can still be in use: the plain write needed
+    // the memory exclusively.
+    if state.size() == size_of::<R>() && !state.matches_memory() {
+        *state = fresh();
+    }
     assert!(
         state.size() == size_of::<R>(),
         "scoped-atomics loom mirror: `{}` viewed as `{}`: a mixed-size access, for which the PTX model gives no guarantees (PTX ISA 8.7.2)",

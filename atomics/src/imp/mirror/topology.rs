@@ -28,6 +28,17 @@ pub(crate) struct Released {
     pub what: String,
 }
 
+/// A release that a relaxed read (or a reduction) has read, which a later acquire fence would
+/// synchronise with in loom.
+#[derive(Clone, Debug)]
+pub(crate) struct Pending {
+    pub released: Released,
+    /// Description of the read, for messages.
+    pub read: String,
+    /// The read was a reduction's, which forms no acquire pattern (PTX ISA 8.8).
+    pub by_reduction: bool,
+}
+
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Release {
     /// A release operation (its moral strength with the reader is checked by the sentinels).
@@ -41,8 +52,8 @@ pub(crate) struct ThreadState {
     pub index: Option<usize>,
     /// The widest scope of the release fences this thread has executed.
     pub release_fence: Option<ScopeKind>,
-    /// Writes read relaxed since the last acquire fence that carry a release, with the read.
-    pub pending_acquire: Vec<(Released, String)>,
+    /// Releases read by relaxed reads (or reductions) since the last acquire fence.
+    pub pending_acquire: Vec<Pending>,
 }
 
 loom::thread_local! {

@@ -1,0 +1,413 @@
+//! A small kernel API, the counterpart of `cuda_std::thread`: the thread's coordinates, the block
+//! barrier, `nanosleep` and block-shared memory.
+//!
+//! On `nvptx64` these read the special registers (`%tid`, `%ctaid`, `%ntid`, `%nctaid`) and emit
+//! `bar.sync 0`, `nanosleep.u32` and `.shared` arrays. On the host they read the simulated thread
+//! that the `host` crate's executor (or its loom launch) runs, so one kernel source runs as PTX, on
+//! host threads and under loom; there a kernel function called outside a launch panics.
+//!
+//! ```
+//! use scoped_atomics::kernel::{block_dim, block_idx, thread_idx, Dim3};
+//! // A kernel body: the global x index of this thread.
+//! fn global_x() -> u32 {
+//!     block_idx().x * block_dim().x + thread_idx().x
+//! }
+//! # let _ = global_x as fn() -> u32;
+//! assert_eq!(Dim3::new(4, 2, 1).size(), 8);
+//! ```
+
+/// Three-dimensional coordinates or extents (`dim3` / `uint3`).
+///
+/// ```
+/// use scoped_atomics::kernel::Dim3;
+/// assert_eq!(Dim3::x(32), Dim3 { x: 32, y: 1, z: 1 });
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Dim3 {
+    /// The x component.
+    pub x: u32,
+    /// The y component.
+    pub y: u32,
+    /// The z component.
+    pub z: u32,
+}
+
+impl Dim3 {
+    /// `(x, y, z)`.
+    ///
+    /// ```
+    /// use scoped_atomics::kernel::Dim3;
+    /// assert_eq!(Dim3::new(1, 2, 3).z, 3);
+    /// ```
+    pub const fn new(x: u32, y: u32, z: u32) -> Self {
+        Dim3 { x, y, z }
+    }
+
+    /// `(x, 1, 1)`.
+    ///
+    /// ```
+    /// use scoped_atomics::kernel::Dim3;
+    /// assert_eq!(Dim3::x(8).size(), 8);
+    /// ```
+    pub const fn x(x: u32) -> Self {
+        Dim3 { x, y: 1, z: 1 }
+    }
+
+    /// The number of elements of an extent: `x * y * z`.
+    ///
+    /// ```
+    /// use scoped_atomics::kernel::Dim3;
+    /// assert_eq!(Dim3::new(2, 3, 4).size(), 24);
+    /// ```
+    pub const fn size(self) -> u32 {
+        self.x * self.y * self.z
+    }
+
+    /// The linear index of coordinates `self` within the extent `extent` (x fastest).
+    ///
+    /// ```
+    /// use scoped_atomics::kernel::Dim3;
+    /// assert_eq!(Dim3::new(1, 1, 0).linear(Dim3::new(4, 2, 1)), 5);
+    /// ```
+    pub const fn linear(self, extent: Dim3) -> u32 {
+        (self.z * extent.y + self.y) * extent.x + self.x
+    }
+
+    /// The coordinates of linear index `index` within the extent `extent` (x fastest).
+    ///
+    /// ```
+    /// use scoped_atomics::kernel::Dim3;
+    /// let extent = Dim3::new(4, 2, 3);
+    /// assert_eq!(Dim3::from_linear(13, extent).linear(extent), 13);
+    /// ```
+    pub const fn from_linear(index: u32, extent: Dim3) -> Self {
+        Dim3 {
+            x: index % extent.x,
+            y: index / extent.x % extent.y,
+            z: index / (extent.x * extent.y),
+        }
+    }
+}
+
+#[cfg(target_arch = "nvptx64")]
+mod imp {
+    use super::Dim3;
+    use core::arch::asm;
+
+    macro_rules! special_register {
+        ($name:ident, $reg:literal) => {
+            #[inline(always)]
+            pub fn $name() -> Dim3 {
+                let (x, y, z): (u32, u32, u32);
+                // SAFETY: reading special registers has no side effect.
+                unsafe {
+                    asm!(
+                        concat!("mov.u32 {x}, %", $reg, ".x;"),
+                        concat!("mov.u32 {y}, %", $reg, ".y;"),
+                        concat!("mov.u32 {z}, %", $reg, ".z;"),
+                        x = out(reg32) x, y = out(reg32) y, z = out(reg32) z,
+                        options(pure, nomem, nostack),
+                    )
+                };
+                Dim3 { x, y, z }
+            }
+        };
+    }
+
+    special_register!(thread_idx, "tid");
+    special_register!(block_idx, "ctaid");
+    special_register!(block_dim, "ntid");
+    special_register!(grid_dim, "nctaid");
+
+    #[inline(always)]
+    pub fn sync_threads() {
+        // SAFETY: a block-wide barrier; it also orders memory among the block's threads.
+        unsafe { asm!("bar.sync 0;", options(nostack)) }
+    }
+
+    #[inline(always)]
+    pub fn nanosleep(ns: u32) {
+        // SAFETY: suspends the thread for about `ns` nanoseconds (sm_70+).
+        unsafe { asm!("nanosleep.u32 {t};", t = in(reg32) ns, options(nostack)) }
+    }
+}
+
+#[cfg(all(not(target_arch = "nvptx64"), any(feature = "std", loom)))]
+mod imp {
+    pub use super::emulation::{block_dim, block_idx, grid_dim, sync_threads, thread_idx};
+
+    pub fn nanosleep(_ns: u32) {
+        #[cfg(loom)]
+        loom::thread::yield_now();
+        #[cfg(not(loom))]
+        std::thread::yield_now();
+    }
+}
+
+#[cfg(any(target_arch = "nvptx64", feature = "std", loom))]
+mod api {
+    use super::{Dim3, imp};
+
+    /// This thread's index within its block (`threadIdx`).
+    ///
+    /// # Panics
+    /// On the host, outside a kernel launch.
+    #[inline(always)]
+    pub fn thread_idx() -> Dim3 {
+        imp::thread_idx()
+    }
+
+    /// This block's index within the grid (`blockIdx`).
+    ///
+    /// # Panics
+    /// On the host, outside a kernel launch.
+    #[inline(always)]
+    pub fn block_idx() -> Dim3 {
+        imp::block_idx()
+    }
+
+    /// The extent of a block (`blockDim`).
+    ///
+    /// # Panics
+    /// On the host, outside a kernel launch.
+    #[inline(always)]
+    pub fn block_dim() -> Dim3 {
+        imp::block_dim()
+    }
+
+    /// The extent of the grid (`gridDim`).
+    ///
+    /// # Panics
+    /// On the host, outside a kernel launch.
+    #[inline(always)]
+    pub fn grid_dim() -> Dim3 {
+        imp::grid_dim()
+    }
+
+    /// Waits until every thread of the block has reached it, and orders the block's memory
+    /// accesses across it (`__syncthreads()`, `bar.sync 0`).
+    ///
+    /// # Panics
+    /// On the host, outside a kernel launch.
+    #[inline(always)]
+    pub fn sync_threads() {
+        imp::sync_threads()
+    }
+
+    /// Suspends the thread for about `ns` nanoseconds (`nanosleep.u32`, sm_70+); on the host a
+    /// yield.
+    ///
+    /// ```
+    /// scoped_atomics::kernel::nanosleep(100);
+    /// ```
+    #[inline(always)]
+    pub fn nanosleep(ns: u32) {
+        imp::nanosleep(ns)
+    }
+}
+
+#[cfg(any(target_arch = "nvptx64", feature = "std", loom))]
+pub use api::*;
+
+/// A block-shared array: `block_shared!(NAME: [T; N])` evaluates to a `*mut [T; N]` to memory
+/// that all threads of the block share (`__shared__ T NAME[N]`). One array per call site.
+///
+/// On the device it is a `.shared` array (uninitialised, as CUDA's); on the host, zeroed memory
+/// owned by the simulated block. Accesses that race must be atomic, e.g. through
+/// `AtomicRef::<T, Block>::from_ptr`.
+///
+/// ```no_run
+/// use scoped_atomics::{block_shared, AtomicRef, Block, Ordering};
+/// // In a kernel body:
+/// let bins = block_shared!(BINS: [u32; 16]);
+/// // SAFETY: the array lives as long as the block; every racing access is atomic.
+/// let bin = unsafe { AtomicRef::<u32, Block>::from_ptr(bins.cast::<u32>().add(3)) };
+/// bin.fetch_add(1, Ordering::Relaxed);
+/// ```
+#[macro_export]
+macro_rules! block_shared {
+    ($name:ident: [$t:ty; $n:expr]) => {
+        $crate::__block_shared_impl!($name, $t, $n)
+    };
+}
+
+#[cfg(target_arch = "nvptx64")]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __block_shared_impl {
+    ($name:ident, $t:ty, $n:expr) => {{
+        ::core::arch::global_asm!(
+            concat!(".shared .align 16 .b8 __scoped_atomics_shared_", stringify!($name), "_", line!(), "_", column!(), "[{size}];"),
+            size = const ($n) * ::core::mem::size_of::<$t>(),
+        );
+        let address: u64;
+        // SAFETY: converts the address of the array above to a generic address.
+        unsafe {
+            ::core::arch::asm!(
+                concat!("cvta.shared.u64 {a}, __scoped_atomics_shared_", stringify!($name), "_", line!(), "_", column!(), ";"),
+                a = out(reg64) address,
+                options(pure, nomem, nostack),
+            )
+        };
+        address as *mut [$t; $n]
+    }};
+}
+
+#[cfg(not(target_arch = "nvptx64"))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __block_shared_impl {
+    ($name:ident, $t:ty, $n:expr) => {
+        $crate::kernel::emulation::shared::<[$t; $n]>(concat!(
+            module_path!(),
+            "::",
+            stringify!($name),
+            ":",
+            line!(),
+            ":",
+            column!()
+        ))
+    };
+}
+
+/// The simulated GPU thread of the host executor. Used by the `host` crate; not a stable API.
+#[cfg(all(not(target_arch = "nvptx64"), any(feature = "std", loom)))]
+#[doc(hidden)]
+pub mod emulation {
+    use super::Dim3;
+    use crate::{Barrier, Block};
+    use std::alloc::{Layout, alloc_zeroed, dealloc};
+    use std::cell::RefCell;
+    use std::sync::{Arc, Mutex};
+    use std::vec::Vec;
+
+    /// What the threads of one simulated block share.
+    pub struct BlockContext {
+        barrier: Barrier<Block>,
+        shared: Mutex<Vec<(&'static str, SharedArray)>>,
+    }
+
+    struct SharedArray {
+        ptr: *mut u8,
+        layout: Layout,
+    }
+
+    // SAFETY: the array is plain memory owned by the block; its users synchronise their accesses
+    // (atomics, `sync_threads`), as on the device.
+    unsafe impl Send for SharedArray {}
+
+    impl Drop for SharedArray {
+        fn drop(&mut self) {
+            // SAFETY: allocated in `shared` with this layout.
+            unsafe { dealloc(self.ptr, self.layout) }
+        }
+    }
+
+    impl BlockContext {
+        /// The context of a block of `threads` threads.
+        pub fn new(threads: u32) -> Arc<Self> {
+            Arc::new(BlockContext {
+                barrier: Barrier::new(threads),
+                shared: Mutex::new(Vec::new()),
+            })
+        }
+    }
+
+    /// One simulated thread's coordinates and block.
+    #[derive(Clone)]
+    pub struct ThreadContext {
+        /// `threadIdx`.
+        pub thread_idx: Dim3,
+        /// `blockIdx`.
+        pub block_idx: Dim3,
+        /// `blockDim`.
+        pub block_dim: Dim3,
+        /// `gridDim`.
+        pub grid_dim: Dim3,
+        /// The block's shared state.
+        pub block: Arc<BlockContext>,
+    }
+
+    #[cfg(not(loom))]
+    std::thread_local! {
+        static CONTEXT: RefCell<Option<ThreadContext>> = const { RefCell::new(None) };
+    }
+    // loom runs its threads on one OS thread: their contexts must be loom thread-locals.
+    #[cfg(loom)]
+    loom::thread_local! {
+        static CONTEXT: RefCell<Option<ThreadContext>> = RefCell::new(None);
+    }
+
+    /// Makes the calling thread the simulated thread `context` (until `leave`).
+    pub fn enter(context: ThreadContext) {
+        CONTEXT.with(|c| *c.borrow_mut() = Some(context));
+    }
+
+    /// Ends the calling thread's simulation.
+    pub fn leave() {
+        CONTEXT.with(|c| *c.borrow_mut() = None);
+    }
+
+    #[track_caller]
+    fn with<R>(f: impl FnOnce(&ThreadContext) -> R) -> R {
+        CONTEXT.with(|c| {
+            let context = c.borrow();
+            let context = context.as_ref().unwrap_or_else(|| {
+                panic!("scoped-atomics: a kernel function ran outside a kernel launch (use the `host` crate's executor)")
+            });
+            f(context)
+        })
+    }
+
+    /// `threadIdx` of the simulated thread.
+    #[track_caller]
+    pub fn thread_idx() -> Dim3 {
+        with(|c| c.thread_idx)
+    }
+
+    /// `blockIdx` of the simulated thread.
+    #[track_caller]
+    pub fn block_idx() -> Dim3 {
+        with(|c| c.block_idx)
+    }
+
+    /// `blockDim` of the simulated thread.
+    #[track_caller]
+    pub fn block_dim() -> Dim3 {
+        with(|c| c.block_dim)
+    }
+
+    /// `gridDim` of the simulated thread.
+    #[track_caller]
+    pub fn grid_dim() -> Dim3 {
+        with(|c| c.grid_dim)
+    }
+
+    /// `__syncthreads()`: the block's barrier.
+    #[track_caller]
+    pub fn sync_threads() {
+        let block = with(|c| c.block.clone());
+        block.barrier.arrive_and_wait();
+    }
+
+    /// The block's zeroed shared array of type `T` for call site `site`.
+    #[track_caller]
+    pub fn shared<T>(site: &'static str) -> *mut T {
+        let block = with(|c| c.block.clone());
+        let mut arrays = block.shared.lock().unwrap();
+        if let Some((_, array)) = arrays.iter().find(|(s, _)| *s == site) {
+            return array.ptr.cast();
+        }
+        // 16-byte aligned as on the device, and never zero-sized so that `alloc_zeroed` may be used.
+        let size = size_of::<T>().max(1);
+        let layout = Layout::from_size_align(size, align_of::<T>().max(16)).unwrap();
+        // SAFETY: `layout` has a non-zero size.
+        let ptr = unsafe { alloc_zeroed(layout) };
+        assert!(
+            !ptr.is_null(),
+            "scoped-atomics: out of memory for a block-shared array"
+        );
+        arrays.push((site, SharedArray { ptr, layout }));
+        ptr.cast()
+    }
+}

@@ -1,0 +1,110 @@
+//! Scoped synchronisation primitives: what libcu++'s `cuda::barrier`, `cuda::latch`,
+//! `cuda::counting_semaphore` / `cuda::binary_semaphore` and `cuda::atomic::wait` /
+//! `notify_one` / `notify_all` are to CUDA C++, with C++20 semantics.
+//!
+//! * [`Barrier<S, F>`] — a reusable barrier of phases, with an optional completion function.
+//! * [`Latch<S>`] — a single-use count-down.
+//! * [`CountingSemaphore<S, MAX>`] and [`BinarySemaphore<S>`].
+//! * [`Atomic::wait`](crate::Atomic::wait), [`notify_one`](crate::Atomic::notify_one) and
+//!   [`notify_all`](crate::Atomic::notify_all) on every `Atomic<T, S>` (and through `Deref` on
+//!   every [`AtomicRef`](crate::AtomicRef)).
+//!
+//! Everything a thread does before it arrives at a barrier, counts a latch down, releases a
+//! semaphore or stores a value that a waiter then sees, happens before everything the waiting thread
+//! does after the matching `wait` / `acquire` returns.
+//!
+//! ```
+//! use scoped_atomics::{Device, Ordering, device::AtomicU32};
+//!
+//! let flag = AtomicU32::new(0);
+//! let data = AtomicU32::new(0);
+//! std::thread::scope(|s| {
+//!     s.spawn(|| {
+//!         data.store(42, Ordering::Relaxed);
+//!         flag.store(1, Ordering::Release);
+//!         flag.notify_one();
+//!     });
+//!     flag.wait(0, Ordering::Acquire); // blocks while the flag is 0
+//!     assert_eq!(data.load(Ordering::Relaxed), 42);
+//! });
+//! # let _ = Device;
+//! ```
+//!
+//! # Scopes
+//! The scope `S` of a primitive is the scope of its internal atomics, and so of the threads that
+//! may use it: a `Barrier<Block>` synchronises the threads of one block, a `Latch<Device>` those
+//! of one GPU, a `CountingSemaphore<System>` (the default scope) host and device threads
+//! together. A primitive used by threads outside its scope — a `Barrier<Block>` shared by two
+//! blocks — has a scope race on its atomics, which the loom mirror reports, and gives no
+//! guarantee on the device.
+//!
+//! The primitives use nothing but the public [`Atomic<u32 | u64, S>`](crate::Atomic) operations
+//! (`load`, `store`, `compare_exchange`, `fetch_sub`, …), so they run on every backend: PTX
+//! instructions of scope `S` on the device, `core::sync::atomic` on the host, and loom's
+//! (model-checked) atomics under `--cfg loom`.
+//!
+//! # Waiting
+//! * **Device** (`nvptx64`): waiters poll. The first 16 checks follow each other directly; then
+//!   the thread sleeps with `nanosleep` (sm_70 and newer) between checks, starting at 256 ns and
+//!   doubling up to 64 µs (65 536 ns). A sleep is never longer than the time already waited, so a
+//!   waiter sees the condition at most about twice as late as it became true, and the cap bounds
+//!   that delay in long waits while keeping waiting warps off the memory system. Timed waits read
+//!   `%globaltimer`. Notifying does nothing.
+//! * **Host with the `std` feature** (the default): a waiter checks a few times with `spin_loop`
+//!   hints and `thread::yield_now` between checks (a short wait costs no system call), then blocks
+//!   in a parking table: 64 buckets of `Mutex` + `Condvar`, chosen by the address of the atomic
+//!   the waiter watches. A waiter registers in its bucket and re-checks its condition under the
+//!   bucket's lock before it sleeps; a notifier (every arrival, count-down, release and `notify_*`)
+//!   issues a `SeqCst` fence after its modification and takes the bucket's lock to wake the bucket
+//!   if anybody is registered there, so no wake-up is lost. Waiters of other addresses in the same
+//!   bucket wake too, re-check, and sleep again; for the same reason `notify_one` wakes every
+//!   waiter of the bucket (C++ allows spurious wake-ups).
+//! * **Host without `std`**: waiters spin, with exponential `spin_loop` back-off (1 to 64 hints
+//!   between checks); timed waits count hints at a nominal 10 ns each, as there is no clock.
+//! * **`--cfg loom`**: waiters never block on a std primitive; they check, and call
+//!   `loom::thread::yield_now()` between two checks, so loom explores the interleavings of the
+//!   wait. A timed wait checks, yields once, and checks again.
+//!
+//! # Design of each primitive
+//! * [`Barrier`]: one `Atomic<u64, S>` holds the phase (32 bits), a guard bit and the arrivals
+//!   still missing in the phase (31 bits), so [`Barrier::max`] is 2³¹ − 1. An arrival is one
+//!   `fetch_sub` (`AcqRel`); the last arriver runs the completion, then stores the next phase with
+//!   its full count (`Release`); waiters watch the phase (`Acquire`). The guard bit absorbs the
+//!   borrow of an excess arrival, so it is detected without corrupting the phase. The expected
+//!   count of the next phases, which `arrive_and_drop` decrements, is a second `Atomic<u32, S>`.
+//!   The completion `F` lives in an `UnsafeCell`: only the last arriver of a phase calls it, and
+//!   the phases are ordered by the barrier's own release/acquire chain, so calls never overlap.
+//! * [`Latch`]: one `Atomic<u32, S>` holding the count as an `i32`; `count_down` is a `fetch_sub`
+//!   (`Release`), waiters load (`Acquire`) until the count is at most 0.
+//! * [`CountingSemaphore`]: one `Atomic<u32, S>`; `acquire` is a compare-exchange loop that takes
+//!   a unit from a positive count (`Acquire`), `release` a compare-exchange loop that checks the
+//!   result against `MAX` before it stores it (`Release`).
+//!
+//! # Misuse
+//! `Barrier::new(0)` or above `max()`, more arrivals in a phase than expected, counting a latch
+//! down past zero, a semaphore release beyond `MAX` and a semaphore created above `MAX` each
+//! panic, with a message that names the mistake and the numbers, at the caller's location. On the
+//! device a panic traps. The constructors are `const` (except under loom), so in a `static` a bad
+//! count is a compile-time error:
+//!
+//! ```compile_fail
+//! use scoped_atomics::{Barrier, Device};
+//! // error: "Barrier::new: the expected count is 0; a barrier needs at least 1 arrival per phase"
+//! static BROKEN: Barrier<Device> = Barrier::new(0);
+//! # let _ = &BROKEN;
+//! ```
+//!
+//! # Future work
+//! A `Barrier<Block>` in shared memory could use the hardware `mbarrier` of sm_80 and newer
+//! (detected with `isspacep.shared`), as libcu++ does; this version always uses the generic
+//! algorithm above, which is correct at every scope.
+
+mod barrier;
+mod latch;
+mod message;
+mod semaphore;
+pub(crate) mod wait;
+
+pub use barrier::{ArrivalToken, Barrier};
+pub use latch::Latch;
+pub use semaphore::{BinarySemaphore, CountingSemaphore};

@@ -1,0 +1,323 @@
+//! Misuse of the synchronisation primitives panics with a message that names the mistake and the
+//! numbers, at the caller's location (`#[track_caller]` all the way):
+//!
+//! `Barrier::new(0)` or above `max()`, `arrive_n(0)`, more arrivals in a phase than expected,
+//! more drops than participants, `Latch::new` above `max()`, `Latch::count_down` past zero or
+//! above `max()`, `CountingSemaphore::new(initial)` above `MAX`, `release(n)` beyond `MAX`.
+//! Each case checks the whole message, and what the primitive looks like afterwards where that is
+//! specified (a refused release leaves the count unchanged, a count-down past zero opens the
+//! latch).
+
+use scoped_atomics::{
+    Atomic, Barrier, BinarySemaphore, Block, CountingSemaphore, Device, Latch, System,
+};
+use std::cell::{Cell, RefCell};
+use std::panic::{self, AssertUnwindSafe};
+use std::sync::Once;
+use std::sync::atomic::Ordering;
+
+thread_local! {
+    /// Set while a case runs: the panic hook then records instead of printing.
+    static CAPTURING: Cell<bool> = const { Cell::new(false) };
+    /// The file of the last captured panic's location.
+    static LOCATION: RefCell<Option<String>> = const { RefCell::new(None) };
+}
+
+/// A process-wide hook that records the location of expected panics silently and leaves every
+/// other panic (a failing assertion) to the default hook.
+fn install_hook() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        let default = panic::take_hook();
+        panic::set_hook(Box::new(move |info| {
+            if CAPTURING.with(Cell::get) {
+                let file = info.location().map(|l| l.file().to_owned());
+                LOCATION.with(|l| *l.borrow_mut() = file);
+            } else {
+                default(info)
+            }
+        }));
+    });
+}
+
+/// Runs `f`, which must panic with exactly `expected`, reported in this file.
+#[track_caller]
+fn assert_panics(expected: &str, f: impl FnOnce()) {
+    install_hook();
+    CAPTURING.with(|c| c.set(true));
+    LOCATION.with(|l| *l.borrow_mut() = None);
+    let result = panic::catch_unwind(AssertUnwindSafe(f));
+    CAPTURING.with(|c| c.set(false));
+    let Err(payload) = result else {
+        panic!("did not panic; expected {expected:?}");
+    };
+    let message = if let Some(s) = payload.downcast_ref::<&'static str>() {
+        (*s).to_owned()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "<non-string panic payload>".to_owned()
+    };
+    assert_eq!(message, expected);
+    let file = LOCATION.with(|l| l.borrow_mut().take());
+    assert!(
+        file.as_deref()
+            .is_some_and(|f| f.ends_with("primitives_misuse.rs")),
+        "{expected:?} was reported at {file:?}, not at the caller"
+    );
+}
+
+const MAX: u32 = (1 << 31) - 1;
+
+// ---------------------------------------------------------------------------------------- barrier
+
+#[test]
+fn barrier_new_zero() {
+    let msg = "Barrier::new: the expected count is 0; a barrier needs at least 1 arrival per phase";
+    assert_panics(msg, || drop(Barrier::<Device>::new(0)));
+    assert_panics(msg, || {
+        drop(Barrier::<Device, _>::with_completion(0, || {}));
+    });
+}
+
+#[test]
+fn barrier_new_above_max() {
+    assert_eq!(Barrier::<Block>::max(), MAX);
+    assert_panics(
+        "Barrier::new: the expected count 2147483648 is above Barrier::max() = 2147483647",
+        || drop(Barrier::<Block>::new(MAX + 1)),
+    );
+    assert_panics(
+        "Barrier::new: the expected count 4294967295 is above Barrier::max() = 2147483647",
+        || drop(Barrier::<System, _>::with_completion(u32::MAX, || {})),
+    );
+    // max() itself is fine.
+    drop(Barrier::<System>::new(MAX));
+}
+
+#[test]
+fn barrier_arrive_n_out_of_range() {
+    let barrier = Barrier::<Device>::new(4);
+    for n in [0, MAX + 1, u32::MAX] {
+        assert_panics(
+            &format!(
+                "Barrier::arrive_n: cannot arrive {n} times; n must be between 1 and \
+                 Barrier::max() = 2147483647"
+            ),
+            || drop(barrier.arrive_n(n)),
+        );
+    }
+    // Nothing happened to the barrier.
+    assert_eq!(
+        format!("{barrier:?}"),
+        "Barrier { phase: 0, missing: 4, expected: 4 }"
+    );
+}
+
+#[test]
+fn barrier_more_arrivals_than_expected() {
+    let barrier = Barrier::<Device>::new(2);
+    assert_panics(
+        "Barrier: more arrivals in a phase than expected: 3 arrivals with 2 missing in phase 0 \
+         (expected count 2)",
+        || drop(barrier.arrive_n(3)),
+    );
+
+    let barrier = Barrier::<Device>::new(3);
+    let _ = barrier.arrive_n(3); // phase 0 complete
+    let _ = barrier.arrive_n(2); // phase 1: 1 missing
+    assert_panics(
+        "Barrier: more arrivals in a phase than expected: 2 arrivals with 1 missing in phase 1 \
+         (expected count 3)",
+        || drop(barrier.arrive_n(2)),
+    );
+
+    // All dropped out: the next phase expects nobody, and any arrival is one too many.
+    let barrier = Barrier::<System>::new(1);
+    barrier.arrive_and_drop();
+    assert_panics(
+        "Barrier: more arrivals in a phase than expected: 1 arrival with 0 missing in phase 1 \
+         (expected count 0)",
+        || drop(barrier.arrive()),
+    );
+}
+
+/// The phase a waiter watches is untouched by an excess arrival: a waiter of the phase does not
+/// return early.
+#[test]
+fn barrier_excess_arrival_does_not_release_waiters() {
+    let barrier = Barrier::<Device>::new(2);
+    let token = barrier.arrive();
+    assert_panics(
+        "Barrier: more arrivals in a phase than expected: 5 arrivals with 1 missing in phase 0 \
+         (expected count 2)",
+        || drop(barrier.arrive_n(5)),
+    );
+    assert!(format!("{barrier:?}").starts_with("Barrier { phase: 0,"));
+    // The token's phase has not ended: waiting would block. (Not waited on here.)
+    drop(token);
+}
+
+#[test]
+fn barrier_more_drops_than_participants() {
+    let barrier = Barrier::<Block>::new(1);
+    barrier.arrive_and_drop();
+    assert_panics(
+        "Barrier::arrive_and_drop: more drops than participants: the expected count is already 0",
+        || barrier.arrive_and_drop(),
+    );
+}
+
+#[test]
+fn barrier_arrive_and_wait_reports_at_caller() {
+    let barrier = Barrier::<Device>::new(1);
+    barrier.arrive_and_drop();
+    assert_panics(
+        "Barrier: more arrivals in a phase than expected: 1 arrival with 0 missing in phase 1 \
+         (expected count 0)",
+        || barrier.arrive_and_wait(),
+    );
+}
+
+#[test]
+#[should_panic(expected = "Barrier::new: the expected count is 0")]
+fn barrier_new_zero_should_panic() {
+    let _ = Barrier::<Device>::new(0);
+}
+
+// ------------------------------------------------------------------------------------------ latch
+
+#[test]
+fn latch_new_above_max() {
+    assert_eq!(Latch::<Device>::max(), MAX);
+    assert_panics(
+        "Latch::new: the expected count 2147483648 is above Latch::max() = 2147483647",
+        || drop(Latch::<Device>::new(MAX + 1)),
+    );
+    drop(Latch::<Device>::new(MAX));
+}
+
+#[test]
+fn latch_count_down_past_zero() {
+    let latch = Latch::<Device>::new(2);
+    assert_panics(
+        "Latch::count_down: count_down(3) past zero: the counter was 2",
+        || latch.count_down(3),
+    );
+    // The latch went past zero, so it is open.
+    assert!(latch.try_wait());
+    latch.wait();
+
+    let latch = Latch::<System>::new(1);
+    latch.count_down(1);
+    assert_panics(
+        "Latch::count_down: count_down(1) past zero: the counter was 0",
+        || latch.count_down(1),
+    );
+    // Counting down 0 from 0 is not a mistake.
+    let open = Latch::<Block>::new(0);
+    open.count_down(0);
+    assert!(open.try_wait());
+
+    let latch = Latch::<Device>::new(1);
+    assert_panics(
+        "Latch::count_down: count_down(2) past zero: the counter was 1",
+        || latch.arrive_and_wait(2),
+    );
+}
+
+#[test]
+fn latch_count_down_above_max() {
+    let latch = Latch::<Device>::new(5);
+    assert_panics(
+        "Latch::count_down: n = 4294967295 is above Latch::max() = 2147483647",
+        || latch.count_down(u32::MAX),
+    );
+    // Nothing happened to the latch.
+    assert_eq!(format!("{latch:?}"), "Latch { count: 5 }");
+}
+
+#[test]
+#[should_panic(expected = "past zero")]
+fn latch_count_down_past_zero_should_panic() {
+    Latch::<Device>::new(0).count_down(1);
+}
+
+// -------------------------------------------------------------------------------------- semaphore
+
+#[test]
+fn semaphore_new_above_max() {
+    assert_panics(
+        "CountingSemaphore::new: the initial count 6 is above MAX = 5",
+        || drop(CountingSemaphore::<Device, 5>::new(6)),
+    );
+    assert_panics(
+        "CountingSemaphore::new: the initial count 2 is above MAX = 1",
+        || drop(BinarySemaphore::<Block>::new(2)),
+    );
+    drop(CountingSemaphore::<Device, 5>::new(5));
+}
+
+#[test]
+fn semaphore_release_beyond_max() {
+    let s = CountingSemaphore::<Device, 5>::new(4);
+    assert_panics(
+        "CountingSemaphore::release: release(2) would raise the count from 4 to 6, above MAX = 5",
+        || s.release(2),
+    );
+    // The count is unchanged.
+    assert_eq!(format!("{s:?}"), "CountingSemaphore { count: 4, max: 5 }");
+    s.release(1);
+
+    let b = BinarySemaphore::<System>::new(1);
+    assert_panics(
+        "CountingSemaphore::release: release(1) would raise the count from 1 to 2, above MAX = 1",
+        || b.release(1),
+    );
+
+    // The default MAX is u32::MAX; the sum is reported without wrapping.
+    let big = CountingSemaphore::<Device>::new(u32::MAX);
+    assert_panics(
+        "CountingSemaphore::release: release(3) would raise the count from 4294967295 to \
+         4294967298, above MAX = 4294967295",
+        || big.release(3),
+    );
+}
+
+#[test]
+#[should_panic(expected = "above MAX = 1")]
+fn binary_semaphore_double_release_should_panic() {
+    let b = BinarySemaphore::<Device>::new(0);
+    b.release(1);
+    b.release(1);
+}
+
+// ------------------------------------------------------------------------------ wait and notify
+
+/// `wait` takes a load ordering: `Release` and `AcqRel` panic with `core`'s messages.
+#[test]
+fn wait_with_a_store_ordering() {
+    let a = Atomic::<u32, Device>::new(1);
+    for (order, message) in [
+        (
+            Ordering::Release,
+            "there is no such thing as a release load",
+        ),
+        (
+            Ordering::AcqRel,
+            "there is no such thing as an acquire-release load",
+        ),
+    ] {
+        install_hook();
+        CAPTURING.with(|c| c.set(true));
+        let result = panic::catch_unwind(AssertUnwindSafe(|| a.wait(0, order)));
+        CAPTURING.with(|c| c.set(false));
+        let payload = result.expect_err("wait with a store ordering must panic");
+        let text = payload
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_default();
+        assert_eq!(text, message);
+    }
+}

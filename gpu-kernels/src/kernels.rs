@@ -1,0 +1,233 @@
+//! The example kernels, written once: each body is a plain function over the kernel API of
+//! `scoped_atomics::kernel`, run as PTX (the `extern "ptx-kernel"` entry points in `entry`), on
+//! host threads and under loom (the `host` crate's executor).
+//!
+//! Pointers are kernel arguments: device (or mapped) memory on the GPU, the caller's memory on the
+//! host. Every function is `unsafe` for the same reason as a CUDA kernel launch: the pointers must
+//! be valid for the extents the launch implies.
+
+use scoped_atomics::kernel::{block_dim, block_idx, grid_dim, sync_threads, thread_idx};
+use scoped_atomics::{AtomicRef, Barrier, Block, Device, Ordering, block_shared};
+
+/// Number of bins of the histogram kernel.
+pub const BINS: usize = 16;
+
+/// The global linear index of this thread (1-D launches) and the number of threads in the grid.
+#[inline(always)]
+fn global_thread() -> (usize, usize) {
+    let (block, threads) = (
+        block_dim().x as usize,
+        grid_dim().x as usize * block_dim().x as usize,
+    );
+    (
+        block_idx().x as usize * block + thread_idx().x as usize,
+        threads,
+    )
+}
+
+/// Histogram of `len` values (each taken modulo [`BINS`]) into `bins`: block-scope counters in
+/// shared memory, merged into the device-scope global counters with one reduction per bin.
+///
+/// # Safety
+/// `input` is valid for `len` reads and `bins` for [`BINS`] atomic `u32`s.
+pub unsafe fn histogram(input: *const u32, len: usize, bins: *mut u32) {
+    let local = block_shared!(LOCAL_BINS: [u32; BINS]).cast::<u32>();
+    let t = thread_idx().x as usize;
+    if t < BINS {
+        // SAFETY: `t < BINS`; before the barrier only this thread touches this bin.
+        unsafe { AtomicRef::<u32, Block>::from_ptr(local.add(t)) }.store(0, Ordering::Relaxed);
+    }
+    sync_threads();
+    let (mut i, stride) = global_thread();
+    while i < len {
+        // SAFETY: `i < len`.
+        let bin = unsafe { input.add(i).read() } as usize % BINS;
+        // SAFETY: `bin < BINS`; all accesses to the bin are atomic.
+        unsafe { AtomicRef::<u32, Block>::from_ptr(local.add(bin)) }.add(1, Ordering::Relaxed);
+        i += stride;
+    }
+    sync_threads();
+    if t < BINS {
+        // SAFETY: `t < BINS`; the barrier ordered every block-local increment before this load.
+        let count =
+            unsafe { AtomicRef::<u32, Block>::from_ptr(local.add(t)) }.load(Ordering::Relaxed);
+        // SAFETY: the caller's contract on `bins`.
+        unsafe { AtomicRef::<u32, Device>::from_ptr(bins.add(t)) }.add(count, Ordering::Relaxed);
+    }
+}
+
+/// Cross-block message passing (the libcu++ memory-model example): thread 0 of block 0 writes
+/// `*data` and raises `*flag` with a device-scope release; thread 0 of block 1 waits for the flag
+/// with a device-scope acquire and copies the data to `*result`.
+///
+/// # Safety
+/// The pointers are valid; launch with at least two blocks.
+pub unsafe fn message_passing(data: *mut u32, flag: *mut u32, result: *mut u32) {
+    // SAFETY: the caller's contract.
+    unsafe { message_passing_in::<Device>(data, flag, result) }
+}
+
+/// The data-race variant: the flag has block scope, which does not include the other block. On a
+/// GPU this is undefined behaviour; the loom mirror reports it.
+///
+/// # Safety
+/// As for [`message_passing`].
+pub unsafe fn message_passing_block_scope_bug(data: *mut u32, flag: *mut u32, result: *mut u32) {
+    // SAFETY: the caller's contract.
+    unsafe { message_passing_in::<Block>(data, flag, result) }
+}
+
+unsafe fn message_passing_in<S: scoped_atomics::Scope>(
+    data: *mut u32,
+    flag: *mut u32,
+    result: *mut u32,
+) {
+    if thread_idx().x != 0 {
+        return;
+    }
+    // SAFETY: the caller's contract; the flag is only accessed atomically.
+    let flag = unsafe { AtomicRef::<u32, S>::from_ptr(flag) };
+    match block_idx().x {
+        0 => {
+            // SAFETY: only this thread writes `data`, before the release.
+            unsafe { data.write_volatile(42) };
+            flag.store(1, Ordering::Release);
+        }
+        1 => {
+            while flag.load(Ordering::Acquire) != 1 {
+                scoped_atomics::kernel::nanosleep(32);
+            }
+            // SAFETY: the acquire above ordered the write of `data` before this read.
+            unsafe { result.write(data.read_volatile()) };
+        }
+        _ => {}
+    }
+}
+
+/// A grid-wide barrier on `Barrier<Device>`: for `phases` rounds, every thread writes its slot,
+/// waits at the grid barrier, adds its right neighbour's slot into `sums[i]`, and waits again.
+/// The grid must be fully resident (a cooperative launch).
+///
+/// # Safety
+/// `barrier` is a `Barrier<Device>` expecting every thread of the grid; `slots` and `sums` hold
+/// one `u32` per thread of the grid.
+pub unsafe fn grid_barrier(
+    barrier: *const Barrier<Device>,
+    slots: *mut u32,
+    sums: *mut u32,
+    phases: u32,
+) {
+    // SAFETY: the caller's contract.
+    let barrier = unsafe { &*barrier };
+    let (i, n) = global_thread();
+    let mut sum = 0u32;
+    for phase in 0..phases {
+        // SAFETY: slot `i` is this thread's; the barrier orders it before the neighbour's read.
+        unsafe { slots.add(i).write_volatile(phase * 1000 + i as u32) };
+        barrier.arrive_and_wait();
+        // SAFETY: written before the barrier by the neighbour, read before the next barrier.
+        sum = sum.wrapping_add(unsafe { slots.add((i + 1) % n).read_volatile() });
+        barrier.arrive_and_wait();
+    }
+    // SAFETY: sum `i` is this thread's.
+    unsafe { sums.add(i).write(sum) };
+}
+
+/// The slots of a [`Ring`].
+pub const RING_SLOTS: usize = 8;
+
+/// A single-producer single-consumer ring in memory shared by host and device, with system-scope
+/// indices: the device produces, the host consumes (or the other way round).
+///
+/// The memory must be reachable and atomic at system scope from both sides: on a GPU, mapped
+/// (`cuMemHostAlloc` with `CU_MEMHOSTALLOC_DEVICEMAP`) or managed memory; the libcu++ memory model
+/// page says when system-scope atomics are atomic there (loads and stores of naturally aligned
+/// 4-byte values are, on mapped memory, which is all this ring needs).
+#[repr(C)]
+pub struct Ring {
+    /// The next slot the producer writes (count of values pushed).
+    pub head: scoped_atomics::system::AtomicU32,
+    /// The next slot the consumer reads (count of values popped).
+    pub tail: scoped_atomics::system::AtomicU32,
+    /// The values.
+    pub slots: [u32; RING_SLOTS],
+}
+
+static_assertions::assert_eq_size!(Ring, [u32; 2 + RING_SLOTS]);
+static_assertions::assert_eq_align!(Ring, u32);
+static_assertions::const_assert_eq!(core::mem::offset_of!(Ring, head), 0);
+static_assertions::const_assert_eq!(core::mem::offset_of!(Ring, tail), 4);
+static_assertions::const_assert_eq!(core::mem::offset_of!(Ring, slots), 8);
+
+impl Ring {
+    /// An empty ring.
+    pub const fn new() -> Self {
+        Ring {
+            head: scoped_atomics::system::AtomicU32::new(0),
+            tail: scoped_atomics::system::AtomicU32::new(0),
+            slots: [0; RING_SLOTS],
+        }
+    }
+
+    /// Pushes `value`, spinning while the ring is full. Only one thread may push.
+    ///
+    /// # Safety
+    /// `ring` points to a live ring with a single producer.
+    pub unsafe fn push(ring: *mut Ring, value: u32) {
+        // SAFETY: the caller's contract.
+        let (head, tail) = unsafe { (&(*ring).head, &(*ring).tail) };
+        let h = head.load(Ordering::Relaxed);
+        while h.wrapping_sub(tail.load(Ordering::Acquire)) as usize == RING_SLOTS {
+            scoped_atomics::kernel::nanosleep(64);
+        }
+        // SAFETY: slot `h` is free (the consumer released it) and only the producer writes it.
+        unsafe {
+            (&raw mut (*ring).slots)
+                .cast::<u32>()
+                .add(h as usize % RING_SLOTS)
+                .write_volatile(value)
+        };
+        head.store(h.wrapping_add(1), Ordering::Release);
+    }
+
+    /// Pops a value, spinning while the ring is empty. Only one thread may pop.
+    ///
+    /// # Safety
+    /// `ring` points to a live ring with a single consumer.
+    pub unsafe fn pop(ring: *mut Ring) -> u32 {
+        // SAFETY: the caller's contract.
+        let (head, tail) = unsafe { (&(*ring).head, &(*ring).tail) };
+        let t = tail.load(Ordering::Relaxed);
+        while head.load(Ordering::Acquire) == t {
+            scoped_atomics::kernel::nanosleep(64);
+        }
+        // SAFETY: slot `t` was published by the producer's release of `head`.
+        let value = unsafe {
+            (&raw const (*ring).slots)
+                .cast::<u32>()
+                .add(t as usize % RING_SLOTS)
+                .read_volatile()
+        };
+        tail.store(t.wrapping_add(1), Ordering::Release);
+        value
+    }
+}
+
+impl Default for Ring {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// The device side of the ring demo: thread 0 of block 0 pushes `count` values `first, first+1, …`.
+///
+/// # Safety
+/// `ring` points to a live ring in memory the host can read (see [`Ring`]).
+pub unsafe fn ring_producer(ring: *mut Ring, first: u32, count: u32) {
+    if thread_idx().x == 0 && block_idx().x == 0 {
+        for k in 0..count {
+            // SAFETY: the caller's contract; this is the only producer.
+            unsafe { Ring::push(ring, first.wrapping_add(k)) };
+        }
+    }
+}
