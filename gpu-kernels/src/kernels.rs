@@ -32,10 +32,11 @@ fn global_thread() -> (usize, usize) {
 /// `input` is valid for `len` reads and `bins` for [`BINS`] atomic `u32`s.
 pub unsafe fn histogram(input: *const u32, len: usize, bins: *mut u32) {
     let local = block_shared!(LOCAL_BINS: [u32; BINS]).cast::<u32>();
-    let t = thread_idx().x as usize;
-    if t < BINS {
-        // SAFETY: `t < BINS`; before the barrier only this thread touches this bin.
-        unsafe { AtomicRef::<u32, Block>::from_ptr(local.add(t)) }.store(0, Ordering::Relaxed);
+    // The block's threads share out the bins, whatever the block size.
+    let my_bins = (thread_idx().x as usize..BINS).step_by(block_dim().x as usize);
+    for bin in my_bins.clone() {
+        // SAFETY: `bin < BINS`; before the barrier only this thread touches this bin.
+        unsafe { AtomicRef::<u32, Block>::from_ptr(local.add(bin)) }.store(0, Ordering::Relaxed);
     }
     sync_threads();
     let (mut i, stride) = global_thread();
@@ -47,12 +48,15 @@ pub unsafe fn histogram(input: *const u32, len: usize, bins: *mut u32) {
         i += stride;
     }
     sync_threads();
-    if t < BINS {
-        // SAFETY: `t < BINS`; the barrier ordered every block-local increment before this load.
-        let count =
-            unsafe { AtomicRef::<u32, Block>::from_ptr(local.add(t)) }.load(Ordering::Relaxed);
-        // SAFETY: the caller's contract on `bins`.
-        unsafe { AtomicRef::<u32, Device>::from_ptr(bins.add(t)) }.add(count, Ordering::Relaxed);
+    for bin in my_bins {
+        // SAFETY: `bin < BINS`; the barrier ordered every block-local increment before this load.
+        let local_bin = unsafe { AtomicRef::<u32, Block>::from_ptr(local.add(bin)) };
+        let count = local_bin.load(Ordering::Relaxed);
+        if count != 0 {
+            // SAFETY: the caller's contract on `bins`.
+            unsafe { AtomicRef::<u32, Device>::from_ptr(bins.add(bin)) }
+                .add(count, Ordering::Relaxed);
+        }
     }
 }
 
@@ -153,15 +157,20 @@ pub struct Ring {
     pub slots: [u32; RING_SLOTS],
 }
 
-static_assertions::assert_eq_size!(Ring, [u32; 2 + RING_SLOTS]);
-static_assertions::assert_eq_align!(Ring, u32);
-static_assertions::const_assert_eq!(core::mem::offset_of!(Ring, head), 0);
-static_assertions::const_assert_eq!(core::mem::offset_of!(Ring, tail), 4);
-static_assertions::const_assert_eq!(core::mem::offset_of!(Ring, slots), 8);
+// The layout both sides rely on (not under loom, whose atomics are model objects).
+#[cfg(not(loom))]
+mod ring_layout {
+    use super::{RING_SLOTS, Ring};
+    static_assertions::assert_eq_size!(Ring, [u32; 2 + RING_SLOTS]);
+    static_assertions::assert_eq_align!(Ring, u32);
+    static_assertions::const_assert_eq!(core::mem::offset_of!(Ring, head), 0);
+    static_assertions::const_assert_eq!(core::mem::offset_of!(Ring, tail), 4);
+    static_assertions::const_assert_eq!(core::mem::offset_of!(Ring, slots), 8);
+}
 
 impl Ring {
     /// An empty ring.
-    pub const fn new() -> Self {
+    pub fn new() -> Self {
         Ring {
             head: scoped_atomics::system::AtomicU32::new(0),
             tail: scoped_atomics::system::AtomicU32::new(0),

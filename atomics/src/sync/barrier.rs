@@ -67,7 +67,8 @@ const fn word(phase: u32, missing: u32) -> u64 {
 /// end (its `wait` returned, or it was the last arriver).
 ///
 /// On the host with `std`, waiters block (they spin briefly first); elsewhere they poll, with
-/// `nanosleep` back-off on the device. See [`crate::sync`].
+/// `nanosleep` back-off on the device. A `Barrier<Device>` across the blocks of a grid needs all of
+/// them resident at once (a cooperative launch). See [`crate::sync`].
 ///
 /// ```
 /// use scoped_atomics::{Barrier, Device, Ordering, device::AtomicU32};

@@ -49,7 +49,10 @@
 //!   doubling up to 64 µs (65 536 ns). A sleep is never longer than the time already waited, so a
 //!   waiter sees the condition at most about twice as late as it became true, and the cap bounds
 //!   that delay in long waits while keeping waiting warps off the memory system. Timed waits read
-//!   `%globaltimer`. Notifying does nothing.
+//!   `%globaltimer`. Notifying does nothing. Waiting for a thread of the same warp relies on the
+//!   independent thread scheduling of sm_70 and newer; a `Barrier<Device>` (or any wait for another
+//!   block) needs every participating block to be resident at once (a cooperative launch, or a
+//!   grid no larger than the GPU holds), as with CUDA's grid-wide synchronisation.
 //! * **Host with the `std` feature** (the default): a waiter checks a few times with `spin_loop`
 //!   hints and `thread::yield_now` between checks (a short wait costs no system call), then blocks
 //!   in a parking table: 64 buckets of `Mutex` + `Condvar`, chosen by the address of the atomic

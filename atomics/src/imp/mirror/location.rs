@@ -19,8 +19,6 @@
 use super::topology::{self, MAX_THREADS, Pending, Release, Released, describe_thread, includes};
 use crate::ScopeKind;
 use core::sync::atomic::Ordering;
-use loom::cell::UnsafeCell;
-use loom::sync::atomic::AtomicUsize;
 use std::format;
 use std::string::{String, ToString};
 use std::sync::Mutex;
@@ -76,9 +74,8 @@ struct Log {
 }
 
 pub(crate) struct LocationState {
-    index: AtomicUsize,
+    core: topology::Core,
     log: Mutex<Log>,
-    sentinels: Vec<UnsafeCell<()>>,
     type_name: &'static str,
     size: usize,
     /// Memory that an `AtomicRef` views: every write is copied there, so the owner sees the final
@@ -99,15 +96,16 @@ impl LocationState {
             releases: Vec::new(),
         };
         LocationState {
-            index: AtomicUsize::new(0),
+            core: if backing.is_null() {
+                topology::Core::new()
+            } else {
+                topology::Core::pooled()
+            },
             log: Mutex::new(Log {
                 writes: std::vec![initial],
                 newest: 0,
                 last_access: std::vec![[None, None]; MAX_THREADS * MAX_THREADS],
             }),
-            sentinels: (0..MAX_THREADS * MAX_THREADS)
-                .map(|_| UnsafeCell::new(()))
-                .collect(),
             type_name,
             size,
             backing,
@@ -134,7 +132,7 @@ impl LocationState {
         if row.fence_sc {
             super::scoped_fence(op.scope, Ordering::SeqCst);
         }
-        let index = self.index.load(super::loom_order(row.sem));
+        let index = self.core.index.load(super::loom_order(row.sem));
         self.after_read(me, index, &op, read_kind(row.sem))
     }
 
@@ -145,7 +143,7 @@ impl LocationState {
             super::scoped_fence(op.scope, Ordering::SeqCst);
         }
         let index = self.append(me, bits, &op, row.fence_sc || releases(row.sem));
-        self.index.store(index, super::loom_order(row.sem));
+        self.core.index.store(index, super::loom_order(row.sem));
         self.published(index);
     }
 
@@ -163,7 +161,7 @@ impl LocationState {
             super::scoped_fence(op.scope, Ordering::SeqCst);
         }
         let index = self.append(me, 0, &op, row.fence_sc || releases(row.sem));
-        let old = self.index.swap(index, super::loom_order(row.sem));
+        let old = self.core.index.swap(index, super::loom_order(row.sem));
         let kind = if reduction {
             Read::Reduction
         } else {
@@ -207,6 +205,7 @@ impl LocationState {
             };
             let index = self.append(me, new, &op, row.fence_sc || releases(row.sem));
             match self
+                .core
                 .index
                 .compare_exchange(expected, index, success, failure)
             {
@@ -247,8 +246,8 @@ impl LocationState {
         let cell = x * MAX_THREADS + y;
         let side = usize::from(me != y);
         let touched = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match mode {
-            Mode::Read => self.sentinels[cell].with(|_| ()),
-            Mode::Write => self.sentinels[cell].with_mut(|_| ()),
+            Mode::Read => self.core.sentinels[cell].with(|_| ()),
+            Mode::Write => self.core.sentinels[cell].with_mut(|_| ()),
         }));
         if let Err(payload) = touched {
             let other = self.log.lock().unwrap().last_access[cell][1 - side];

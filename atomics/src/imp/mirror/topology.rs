@@ -64,8 +64,51 @@ pub(crate) fn with_state<R>(f: impl FnOnce(&mut ThreadState) -> R) -> R {
     STATE.with(|s| f(&mut s.borrow_mut()))
 }
 
+/// The loom objects of one location: the atomic holding the index of its newest write, and one
+/// sentinel cell per ordered pair of threads.
+pub(crate) struct Core {
+    pub index: loom::sync::atomic::AtomicUsize,
+    pub sentinels: Vec<loom::cell::UnsafeCell<()>>,
+}
+
+/// Cores the locations of `AtomicRef` views take from. loom counts creating an object as a write
+/// by the creating thread, so objects made by the first thread that views some memory would race
+/// with every other thread's first use. These are made by the thread that registers the first
+/// position — before it spawns any other — so their creation happens-before every thread.
+pub(crate) const VIEW_LOCATIONS: usize = 64;
+
+loom::lazy_static! {
+    static ref CORE_POOL: Mutex<Vec<Core>> = Mutex::new(Vec::new());
+}
+
+impl Core {
+    pub(crate) fn new() -> Core {
+        let sentinels = (0..MAX_THREADS * MAX_THREADS)
+            .map(|_| loom::cell::UnsafeCell::new(()))
+            .collect();
+        Core {
+            index: loom::sync::atomic::AtomicUsize::new(0),
+            sentinels,
+        }
+    }
+
+    /// A core made before any thread was spawned, for a location created by a view.
+    pub(crate) fn pooled() -> Core {
+        CORE_POOL.lock().unwrap().pop().unwrap_or_else(|| {
+            panic!(
+                "scoped-atomics loom mirror: more than {VIEW_LOCATIONS} locations viewed through \
+             `AtomicRef` in one model (or a view before any thread has a position)"
+            )
+        })
+    }
+}
+
 fn register(position: Position) -> usize {
     let mut threads = THREADS.lock().unwrap();
+    if threads.is_empty() {
+        let mut pool = CORE_POOL.lock().unwrap();
+        pool.extend((0..VIEW_LOCATIONS).map(|_| Core::new()));
+    }
     assert!(
         threads.len() < MAX_THREADS,
         "scoped-atomics loom mirror: at most {MAX_THREADS} threads per model (loom's limit)"
