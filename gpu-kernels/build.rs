@@ -130,8 +130,8 @@ fn kernel(out: &mut String, scope: (&str, &str), ty: &Type, op: &str, order: &st
     let name = format!("{op}__{}__{order}__{scope_name}", ty.name);
     writeln!(
         out,
-        "{cfg}#[unsafe(no_mangle)]\npub unsafe extern \"ptx-kernel\" fn {name}(p: *mut {rust}, v: {rust}, n: usize) {{\n    \
-         let _ = (v, n);\n    \
+        "{cfg}#[unsafe(no_mangle)]\npub unsafe extern \"ptx-kernel\" fn {name}(p: *mut {rust}, v: {rust}, w: {rust}, n: usize) {{\n    \
+         let _ = (v, w, n);\n    \
          // SAFETY: the launcher passes a valid, aligned location.\n    \
          let a = unsafe {{ Atomic::<{rust}, {scope_type}>::from_ptr(p) }};\n    \
          let _ = a.{call};\n}}\n",
@@ -173,7 +173,7 @@ fn main() {
             for success in RMW_ORDERS {
                 for failure in FAILURE_ORDERS {
                     let call = format!(
-                        "compare_exchange(v, v, Ordering::{}, Ordering::{})",
+                        "compare_exchange(v, w, Ordering::{}, Ordering::{})",
                         ordering(success),
                         ordering(failure)
                     );

@@ -843,7 +843,8 @@ pub fn check_items(kernel: &Kernel, items: &[Item], expected: &Expected) -> Vec<
     problems
 }
 
-/// Whether an item belongs to the memory-model sequence (as in [`crate::ptx::memory_model_sequence`]).
+/// Whether an item belongs to the memory-model sequence (as in
+/// [`crate::ptx::memory_model_sequence`]).
 fn is_sequence_item(item: &Item) -> bool {
     match item {
         Item::Label(_) => true,

@@ -6,8 +6,8 @@
 //! its position (device 0, its block), so the loom mirror checks the kernel's scopes against the
 //! launch's topology.
 
-use scoped_atomics::kernel::emulation::{self, BlockContext, ThreadContext};
 use scoped_atomics::kernel::Dim3;
+use scoped_atomics::kernel::emulation::{self, BlockContext, ThreadContext};
 use std::fmt;
 
 /// The most threads a block may have (CUDA's limit).
@@ -27,7 +27,11 @@ pub enum LaunchError {
     /// A grid with more threads than the executor runs at once.
     GridTooLarge { threads: u64, max: u32 },
     /// A kernel thread panicked; the message of the first one.
-    Panicked { block: Dim3, thread: Dim3, message: String },
+    Panicked {
+        block: Dim3,
+        thread: Dim3,
+        message: String,
+    },
 }
 
 impl fmt::Display for LaunchError {
@@ -45,7 +49,11 @@ impl fmt::Display for LaunchError {
                 "a grid of {threads} threads is larger than the {max} this executor runs at once \
                  (every thread of the grid is a live host thread)"
             ),
-            LaunchError::Panicked { block, thread, message } => write!(
+            LaunchError::Panicked {
+                block,
+                thread,
+                message,
+            } => write!(
                 f,
                 "kernel thread {thread:?} of block {block:?} panicked: {message}"
             ),
@@ -61,11 +69,16 @@ fn check(grid: Dim3, block: Dim3, max_grid: u32) -> Result<(), LaunchError> {
     }
     let block_threads = u64::from(block.x) * u64::from(block.y) * u64::from(block.z);
     if block_threads > u64::from(MAX_BLOCK_THREADS) {
-        return Err(LaunchError::BlockTooLarge { threads: block_threads });
+        return Err(LaunchError::BlockTooLarge {
+            threads: block_threads,
+        });
     }
     let threads = block_threads * u64::from(grid.x) * u64::from(grid.y) * u64::from(grid.z);
     if threads > u64::from(max_grid) {
-        return Err(LaunchError::GridTooLarge { threads, max: max_grid });
+        return Err(LaunchError::GridTooLarge {
+            threads,
+            max: max_grid,
+        });
     }
     Ok(())
 }
@@ -102,7 +115,9 @@ fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
 /// ```
 pub fn launch<K: Fn() + Sync>(grid: Dim3, block: Dim3, kernel: K) -> Result<(), LaunchError> {
     check(grid, block, MAX_GRID_THREADS)?;
-    let blocks: Vec<_> = (0..grid.size()).map(|_| BlockContext::new(block.size())).collect();
+    let blocks: Vec<_> = (0..grid.size())
+        .map(|_| BlockContext::new(block.size()))
+        .collect();
     let kernel = &kernel;
     let results: Vec<_> = std::thread::scope(|s| {
         let handles: Vec<_> = threads(grid, block)
@@ -125,11 +140,18 @@ pub fn launch<K: Fn() + Sync>(grid: Dim3, block: Dim3, kernel: K) -> Result<(), 
                 (block_idx, thread_idx, handle)
             })
             .collect();
-        handles.into_iter().map(|(b, t, h)| (b, t, h.join())).collect()
+        handles
+            .into_iter()
+            .map(|(b, t, h)| (b, t, h.join()))
+            .collect()
     });
     for (block, thread, result) in results {
         if let Err(payload) = result {
-            return Err(LaunchError::Panicked { block, thread, message: panic_message(&*payload) });
+            return Err(LaunchError::Panicked {
+                block,
+                thread,
+                message: panic_message(&*payload),
+            });
         }
     }
     Ok(())
@@ -144,13 +166,15 @@ pub fn launch_loom<K: Fn() + Send + Sync + 'static>(
     block: Dim3,
     kernel: K,
 ) -> Result<(), LaunchError> {
-    use scoped_atomics::model::{current_position, set_position, spawn_in, Position};
+    use scoped_atomics::model::{Position, current_position, set_position, spawn_in};
     check(grid, block, MAX_LOOM_THREADS)?;
     if current_position().is_none() {
         set_position(Position::host());
     }
     let kernel = std::sync::Arc::new(kernel);
-    let blocks: Vec<_> = (0..grid.size()).map(|_| BlockContext::new(block.size())).collect();
+    let blocks: Vec<_> = (0..grid.size())
+        .map(|_| BlockContext::new(block.size()))
+        .collect();
     let handles: Vec<_> = threads(grid, block)
         .map(|(block_idx, thread_idx)| {
             let linear_block = block_idx.linear(grid);
@@ -188,7 +212,9 @@ mod tests {
         let seen = Mutex::new(Vec::new());
         launch(grid, block, || {
             assert_eq!((block_dim(), grid_dim()), (block, grid));
-            seen.lock().unwrap().push((block_idx().linear(grid), thread_idx().linear(block)));
+            seen.lock()
+                .unwrap()
+                .push((block_idx().linear(grid), thread_idx().linear(block)));
         })
         .unwrap();
         let mut seen = seen.into_inner().unwrap();
@@ -214,8 +240,15 @@ mod tests {
         let block = launch(Dim3::x(1), Dim3::x(MAX_BLOCK_THREADS + 1), || {});
         assert_eq!(block, Err(LaunchError::BlockTooLarge { threads: 1025 }));
         let grid = launch(Dim3::x(5), Dim3::x(1024), || {});
-        assert!(matches!(grid, Err(LaunchError::GridTooLarge { threads: 5120, .. })), "{grid:?}");
-        assert!(grid.unwrap_err().to_string().contains("larger than the 4096"));
+        assert!(
+            matches!(grid, Err(LaunchError::GridTooLarge { threads: 5120, .. })),
+            "{grid:?}"
+        );
+        assert!(
+            grid.unwrap_err()
+                .to_string()
+                .contains("larger than the 4096")
+        );
     }
 
     #[test]

@@ -3,5 +3,6 @@
 
 pub mod abi;
 pub mod conformance;
-pub mod ptx;
 pub mod executor;
+pub mod gpu;
+pub mod ptx;

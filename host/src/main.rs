@@ -3,6 +3,7 @@
 //! `cargo run -p host --release -- ptx [--target sm_70|sm_80|sm_90|sm_90_ptx86|all] [--jobs N]`
 //! builds the probe kernels, checks every probe against the PTX Atomics ABI table, assembles them
 //! with ptxas, and prints the results, the CAS-loop counts, registers and instruction counts.
+//! `--jobs` configurations are built at a time (default 2).
 //! Exit status 1 if anything deviates or fails, 2 on bad usage or missing tools.
 
 use host::abi::AbiTable;
@@ -25,7 +26,7 @@ fn main() -> ExitCode {
 
 fn ptx(args: &[String]) -> ExitCode {
     let mut targets = Target::ALL.to_vec();
-    let mut jobs = 1;
+    let mut jobs = 2;
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match (a.as_str(), it.next().map(String::as_str)) {
@@ -77,7 +78,7 @@ fn ptx(args: &[String]) -> ExitCode {
     for r in &reports {
         if !r.checked.others.is_empty() {
             println!(
-                "{}: other kernels (assembled, not checked against the table): {}",
+                "{}: other (non-probe) kernels, not checked against the table: {}",
                 r.checked.target,
                 r.checked.others.join(", ")
             );

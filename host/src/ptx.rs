@@ -235,14 +235,27 @@ impl Target {
         Target::ALL.into_iter().find(|t| t.name() == name)
     }
 
-    /// `RUSTFLAGS` of the build (the dependency crate must see the target features too).
-    pub fn rustflags(self) -> &'static str {
+    /// The target's `-C` flags: the SM and, for `sm_90_ptx86`, the PTX ISA version.
+    pub fn target_flags(self) -> &'static str {
         match self {
             Target::Sm70 => "-C target-cpu=sm_70",
             Target::Sm80 => "-C target-cpu=sm_80",
             Target::Sm90 => "-C target-cpu=sm_90",
             Target::Sm90Ptx86 => "-C target-cpu=sm_90 -C target-feature=+ptx86",
         }
+    }
+
+    /// `RUSTFLAGS` of the build: the target flags (through `RUSTFLAGS`, so that the dependency
+    /// crates see the target features too) and what makes one crate's PTX self-contained —
+    /// the PTX of an rlib holds only that crate's code, so every function it calls must be
+    /// inlinable: panics abort in place (`-Cpanic=immediate-abort`) instead of calling `core`'s
+    /// panic machinery, and every function of every crate may be inlined across crates
+    /// (`-Zcross-crate-inline-threshold=always`). Otherwise ptxas finds them unresolved.
+    pub fn rustflags(self) -> String {
+        format!(
+            "{} -Zunstable-options -Cpanic=immediate-abort -Zcross-crate-inline-threshold=always",
+            self.target_flags()
+        )
     }
 
     /// `ptxas -arch=`, which is also the PTX `.target`.
@@ -1046,6 +1059,36 @@ ptxas info    : Used 6 registers, used 0 barriers, 372 bytes cmem[0]
         let r =
             parse_ptxas_log("ptxas warning : Unsupported .version 9.9; current version is '8.8'");
         assert_eq!(r.warnings.len(), 1);
+    }
+
+    #[test]
+    fn missing_tools_are_named() {
+        let root = std::env::temp_dir().join(format!("host-ptx-missing-{}", std::process::id()));
+        fs::create_dir_all(root.join("tools")).unwrap();
+        // No tools/nightly-toolchain.
+        let e = Toolchain::discover_in(&root).unwrap_err();
+        assert!(
+            matches!(&e, Error::Missing(m) if m.contains("nightly-toolchain")),
+            "{e}"
+        );
+        assert!(e.to_string().contains("bash tools/install.sh"), "{e}");
+        // A toolchain that is not installed (RUSTUP_AUTO_INSTALL=0: nothing is downloaded).
+        fs::write(root.join("tools/nightly-toolchain"), "nightly-1999-01-01\n").unwrap();
+        let e = Toolchain::discover_in(&root).unwrap_err();
+        assert!(
+            matches!(&e, Error::Missing(m) if m.contains("nightly-1999-01-01")),
+            "{e}"
+        );
+        // With the pinned nightly (if installed here) but no tools/paths.env.
+        let pin = Toolchain::repo_root().join("tools/nightly-toolchain");
+        fs::copy(pin, root.join("tools/nightly-toolchain")).unwrap();
+        if let Err(e) = Toolchain::discover_in(&root) {
+            assert!(matches!(&e, Error::Missing(_)), "{e}");
+        }
+        fs::write(root.join("tools/paths.env"), "PTXAS_12=tools/nope/ptxas\n").unwrap();
+        let e = Toolchain::discover_in(&root).unwrap_err();
+        assert!(matches!(&e, Error::Missing(_)), "{e}");
+        let _ = fs::remove_dir_all(&root);
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! The example kernels of `gpu-kernels`, run on host threads by the executor, each checked against
 //! the exact result computed directly.
 
-use gpu_kernels::kernels::{self, Ring, BINS, RING_SLOTS};
+use gpu_kernels::kernels::{self, BINS, RING_SLOTS, Ring};
 use host::executor::launch;
 use scoped_atomics::kernel::Dim3;
 use scoped_atomics::{Barrier, Device};
@@ -34,7 +34,13 @@ unsafe impl<T> Sync for Arg<T> {}
 
 #[test]
 fn histogram_counts_every_value_exactly() {
-    for (grid, block, len) in [(1, 32, 1000), (3, 64, 10_007), (4, 16, 5), (2, 3, 500), (1, 1, 64)] {
+    for (grid, block, len) in [
+        (1, 32, 1000),
+        (3, 64, 10_007),
+        (4, 16, 5),
+        (2, 3, 500),
+        (1, 1, 64),
+    ] {
         let data = input(len, 0x9e37_79b9 ^ len as u32);
         let mut bins = [0u32; BINS];
         let (data_ptr, bins_ptr) = (Arg(data.as_ptr().cast_mut()), Arg(bins.as_mut_ptr()));
@@ -71,7 +77,11 @@ fn grid_barrier_orders_every_phase() {
     let n = (grid * block) as usize;
     let barrier = Barrier::<Device>::new(grid * block);
     let (mut slots, mut sums) = (vec![0u32; n], vec![0u32; n]);
-    let args = (Arg((&raw const barrier).cast_mut()), Arg(slots.as_mut_ptr()), Arg(sums.as_mut_ptr()));
+    let args = (
+        Arg((&raw const barrier).cast_mut()),
+        Arg(slots.as_mut_ptr()),
+        Arg(sums.as_mut_ptr()),
+    );
     launch(Dim3::x(grid), Dim3::x(block), move || {
         let args = args;
         // SAFETY: the barrier expects every thread; `slots` and `sums` have one entry per thread.

@@ -1,0 +1,118 @@
+//! Running the example kernels on a real GPU, when there is one: the PTX is loaded and launched
+//! through `cudarc` with dynamic loading, so building needs no CUDA, and a machine without a
+//! driver ends the GPU step cleanly with [`NO_DRIVER`].
+//!
+//! The GPU results are compared with the host executor's run of the same kernel bodies. Run here:
+//! the histogram and cross-block message passing. Not run on a GPU yet: the grid barrier (it
+//! needs a cooperative launch and a `Barrier<Device>` built on the device, whose completion is a
+//! device function pointer) and the host↔device ring (it needs mapped host memory).
+
+use cudarc::driver::{CudaContext, LaunchConfig, PushKernelArg};
+use cudarc::nvrtc::Ptx;
+use gpu_kernels::kernels::BINS;
+
+/// What the GPU step says on a machine without a CUDA driver.
+pub const NO_DRIVER: &str = "no CUDA driver found, skipping GPU run";
+
+/// The outcome of the GPU step.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum GpuRun {
+    /// No driver (or no device): nothing ran, for the reason given.
+    Skipped(String),
+    /// Each kernel that ran, with whether its result matched the host run.
+    Ran(Vec<(String, Result<(), String>)>),
+}
+
+/// Whether a CUDA driver library can be loaded.
+pub fn driver_present() -> bool {
+    // SAFETY: only tries to `dlopen` the driver library by its usual names.
+    unsafe { cudarc::driver::sys::is_culib_present() }
+}
+
+/// Loads `ptx` (the `gpu-kernels` module for this GPU's architecture) and runs the examples.
+pub fn run_examples(
+    ptx: &str,
+    histogram_input: &[u32],
+    histogram_expected: &[u32; BINS],
+) -> GpuRun {
+    if !driver_present() {
+        return GpuRun::Skipped(NO_DRIVER.to_string());
+    }
+    match launch_examples(ptx, histogram_input, histogram_expected) {
+        Ok(results) => GpuRun::Ran(results),
+        Err(e) => GpuRun::Skipped(format!(
+            "CUDA driver present but unusable ({e}), skipping GPU run"
+        )),
+    }
+}
+
+type Checks = Vec<(String, Result<(), String>)>;
+
+fn launch_examples(ptx: &str, input: &[u32], expected: &[u32; BINS]) -> Result<Checks, String> {
+    let e = |e: cudarc::driver::DriverError| e.to_string();
+    let ctx = CudaContext::new(0).map_err(e)?;
+    let module = ctx.load_module(Ptx::from_src(ptx)).map_err(e)?;
+    let stream = ctx.default_stream();
+    let mut checks = Checks::new();
+
+    let histogram = module.load_function("histogram").map_err(e)?;
+    let data = stream.clone_htod(input).map_err(e)?;
+    let mut bins = stream.alloc_zeros::<u32>(BINS).map_err(e)?;
+    let len = input.len();
+    let config = LaunchConfig {
+        grid_dim: (4, 1, 1),
+        block_dim: (64, 1, 1),
+        shared_mem_bytes: 0,
+    };
+    let mut launch = stream.launch_builder(&histogram);
+    launch.arg(&data).arg(&len).arg(&mut bins);
+    // SAFETY: the arguments match `histogram(input: *const u32, len: usize, bins: *mut u32)`:
+    // `len` values and BINS counters.
+    unsafe { launch.launch(config) }.map_err(e)?;
+    let got = stream.clone_dtoh(&bins).map_err(e)?;
+    let result = (got.as_slice() == expected.as_slice())
+        .then_some(())
+        .ok_or_else(|| format!("GPU {got:?} != host {expected:?}"));
+    checks.push(("histogram".to_string(), result));
+
+    let message_passing = module.load_function("message_passing").map_err(e)?;
+    let mut cells = stream.alloc_zeros::<u32>(3).map_err(e)?;
+    let (mut data_cell, mut rest) = cells.split_at_mut(1);
+    let (mut flag_cell, mut result_cell) = rest.split_at_mut(1);
+    let config = LaunchConfig {
+        grid_dim: (2, 1, 1),
+        block_dim: (32, 1, 1),
+        shared_mem_bytes: 0,
+    };
+    let mut launch = stream.launch_builder(&message_passing);
+    launch
+        .arg(&mut data_cell)
+        .arg(&mut flag_cell)
+        .arg(&mut result_cell);
+    // SAFETY: three device `u32`s for `message_passing(data, flag, result)`; both blocks of the
+    // grid are resident together (two blocks of 32 threads fit on any GPU).
+    unsafe { launch.launch(config) }.map_err(e)?;
+    let got = stream.clone_dtoh(&cells).map_err(e)?;
+    let result = (got == [42, 1, 42])
+        .then_some(())
+        .ok_or_else(|| format!("GPU {got:?} != [42, 1, 42]"));
+    checks.push(("message_passing".to_string(), result));
+    Ok(checks)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// No machine of this project has a GPU: the GPU step must end cleanly with the message.
+    /// Where a driver exists, the same call runs the kernels instead; either way it returns.
+    #[test]
+    fn without_a_driver_the_gpu_step_is_skipped_with_a_message() {
+        let run = run_examples("not ptx", &[1, 2, 3], &[0; BINS]);
+        if driver_present() {
+            assert!(matches!(run, GpuRun::Skipped(_) | GpuRun::Ran(_)));
+        } else {
+            assert_eq!(run, GpuRun::Skipped(NO_DRIVER.to_string()));
+        }
+    }
+}
