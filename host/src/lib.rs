@@ -3,6 +3,7 @@
 
 pub mod abi;
 pub mod conformance;
+pub mod examples;
 pub mod executor;
 pub mod gpu;
 pub mod ptx;

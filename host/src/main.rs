@@ -1,5 +1,12 @@
 //! `host`: command-line tools of the host side.
 //!
+//! `cargo run -p host --release -- demo` is the project's main job: it installs or finds the
+//! tools, builds the kernels to PTX for sm_70, sm_80 and sm_90 (and sm_90 with PTX 8.6), checks
+//! every probe against the Atomics ABI table and assembles everything with ptxas, prints a
+//! summary per example kernel, runs every example kernel on host threads and checks the results,
+//! runs the tiny-grid loom checks, and runs on the GPU if there is one. Exit status 1 if any
+//! step fails.
+//!
 //! `cargo run -p host --release -- ptx [--target sm_70|sm_80|sm_90|sm_90_ptx86|all] [--jobs N]`
 //! builds the probe kernels, checks every probe against the PTX Atomics ABI table, assembles them
 //! with ptxas, and prints the results, the CAS-loop counts, registers and instruction counts.
@@ -11,12 +18,14 @@ use host::conformance::{self, TargetReport};
 use host::ptx::{Target, Toolchain};
 use std::process::ExitCode;
 
-const USAGE: &str = "usage: host ptx [--target sm_70|sm_80|sm_90|sm_90_ptx86|all] [--jobs N]";
+const USAGE: &str =
+    "usage: host demo | host ptx [--target sm_70|sm_80|sm_90|sm_90_ptx86|all] [--jobs N]";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.first().map(String::as_str) {
         Some("ptx") => ptx(&args[1..]),
+        Some("demo") if args.len() == 1 => demo::run(),
         _ => {
             eprintln!("{USAGE}");
             ExitCode::from(2)
@@ -99,5 +108,205 @@ fn ptx(args: &[String]) -> ExitCode {
     } else {
         println!("all probes conform to the PTX Atomics ABI table and assemble");
         ExitCode::SUCCESS
+    }
+}
+
+mod demo {
+    use host::abi::AbiTable;
+    use host::conformance::{self, TargetReport};
+    use host::ptx::{self, Target, Toolchain};
+    use host::{examples, gpu};
+    use std::process::{Command, ExitCode};
+    use std::time::Instant;
+
+    fn step(n: usize, title: &str) {
+        println!("\n==> [{n}/5] {title}");
+    }
+
+    /// The main job: every step runs, whatever failed before it; the exit status is 1 if any failed.
+    pub fn run() -> ExitCode {
+        let start = Instant::now();
+        let root = Toolchain::repo_root();
+        let mut failed: Vec<&str> = Vec::new();
+
+        step(
+            1,
+            "tools: bash tools/install.sh (pinned nightly with rust-src, ptxas 12.9 and 13.5)",
+        );
+        let tools = Command::new("bash")
+            .arg("tools/install.sh")
+            .current_dir(&root)
+            .status();
+        if !tools.is_ok_and(|s| s.success()) {
+            failed.push("tools");
+        }
+
+        step(
+            2,
+            "PTX: build gpu-kernels for sm_70, sm_80, sm_90, sm_90+ptx86; check the probes; ptxas",
+        );
+        let reports = match Toolchain::discover() {
+            Ok(tc) => ptx_step(&tc, &mut failed),
+            Err(e) => {
+                println!("    FAILED: {e}");
+                failed.push("PTX");
+                Vec::new()
+            }
+        };
+
+        step(3, "host threads: every example kernel, results checked");
+        for (name, result) in examples::run_all() {
+            match result {
+                Ok(()) => println!("    ok      {name}"),
+                Err(e) => {
+                    println!("    FAILED  {name}: {e}");
+                    failed.push("host run");
+                }
+            }
+        }
+
+        step(
+            4,
+            "loom: the example kernels on tiny grids under the loom mirror",
+        );
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let loom = Command::new(cargo)
+            .current_dir(&root)
+            .env("RUSTFLAGS", "--cfg loom")
+            .args([
+                "test",
+                "-p",
+                "loom-tests",
+                "--release",
+                "--target-dir",
+                "target/loom",
+            ])
+            .args(["--test", "kernels", "--", "--test-threads", "2"])
+            .status();
+        if !loom.is_ok_and(|s| s.success()) {
+            println!("    FAILED: the loom checks");
+            failed.push("loom");
+        }
+
+        step(
+            5,
+            "GPU: the example kernels through the CUDA driver, if there is one",
+        );
+        let sm70 = reports.iter().find(|r| r.checked.target == Target::Sm70);
+        match sm70.map(|r| std::fs::read_to_string(&r.ptx)) {
+            Some(Ok(ptx_text)) => {
+                let input = examples::histogram_input(10_007, 11);
+                let expected = examples::histogram_expected(&input);
+                match gpu::run_examples(&ptx_text, &input, &expected) {
+                    gpu::GpuRun::Skipped(why) => println!("    {why}"),
+                    gpu::GpuRun::Ran(checks) => {
+                        for (name, result) in checks {
+                            match result {
+                                Ok(()) => println!("    ok      {name} (GPU = host)"),
+                                Err(e) => {
+                                    println!("    FAILED  {name}: {e}");
+                                    failed.push("GPU");
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            _ => println!("    no sm_70 PTX was built, skipping GPU run"),
+        }
+
+        let elapsed = start.elapsed().as_secs_f64();
+        if failed.is_empty() {
+            println!("\ndemo: every step passed ({elapsed:.0} s)");
+            ExitCode::SUCCESS
+        } else {
+            failed.dedup();
+            println!("\ndemo: FAILED: {} ({elapsed:.0} s)", failed.join(", "));
+            ExitCode::FAILURE
+        }
+    }
+
+    /// Builds, checks and assembles every target; prints the tables and a line per example kernel.
+    fn ptx_step(tc: &Toolchain, failed: &mut Vec<&str>) -> Vec<TargetReport> {
+        let table = AbiTable::builtin();
+        let mut reports = Vec::new();
+        for (target, report) in conformance::run_all(tc, &Target::ALL, &table, 2) {
+            match report {
+                Ok(r) => {
+                    let t = &r.timings;
+                    let assembled = if r.ptxas.is_ok() { "ok" } else { "FAILED" };
+                    println!(
+                        "    {target}: built ({:.0} s), {} probes checked, ptxas {assembled} ({:.0} s)",
+                        t.build.as_secs_f64(),
+                        r.checked.results.len(),
+                        t.assemble.as_secs_f64()
+                    );
+                    if let Err(e) = &r.ptxas {
+                        println!("    {target}: {e}");
+                        failed.push("PTX");
+                    }
+                    reports.push(r);
+                }
+                Err(e) => {
+                    println!("    {target}: FAILED: {e}");
+                    failed.push("PTX");
+                }
+            }
+        }
+        let checked: Vec<_> = reports.iter().map(|r| &r.checked).collect();
+        println!("{}", conformance::results_table(&checked));
+        println!(
+            "{}",
+            conformance::summary_table(&reports.iter().collect::<Vec<_>>())
+        );
+        let deviations = conformance::deviations_report(&checked, 20);
+        if !deviations.is_empty() {
+            println!("DEVIATIONS:\n{deviations}");
+            failed.push("PTX");
+        }
+        println!("example kernels (registers from ptxas -v; instructions of the kernel body):");
+        println!(
+            "    {:<12} {:<16} {:>5} {:>7} {:>6}  memory-model instructions",
+            "target", "kernel", "regs", "instrs", "mm"
+        );
+        for r in &reports {
+            let Ok(text) = std::fs::read_to_string(&r.ptx) else {
+                continue;
+            };
+            for kernel in ptx::parse_kernels(&text)
+                .iter()
+                .filter(|k| r.checked.others.contains(&k.name))
+            {
+                let instructions = ptx::instructions(kernel)
+                    .iter()
+                    .filter(|i| matches!(i, ptx::Item::Instr(_)))
+                    .count();
+                let mut mnemonics: Vec<String> = ptx::memory_model_sequence(kernel)
+                    .into_iter()
+                    .filter_map(|item| match item {
+                        ptx::Item::Instr(i) if i.is_memory_model() => Some(i.mnemonic),
+                        _ => None,
+                    })
+                    .collect();
+                let count = mnemonics.len();
+                mnemonics.sort();
+                mnemonics.dedup();
+                let registers = r
+                    .ptxas
+                    .as_ref()
+                    .ok()
+                    .and_then(|p| p.registers.get(&kernel.name).copied());
+                println!(
+                    "    {:<12} {:<16} {:>5} {:>7} {:>6}  {}",
+                    r.checked.target.name(),
+                    kernel.name,
+                    registers.map_or("?".into(), |n| n.to_string()),
+                    instructions,
+                    count,
+                    mnemonics.join(" ")
+                );
+            }
+        }
+        reports
     }
 }
