@@ -144,6 +144,18 @@ pub fn check_ptx(ptx_text: &str, target: Target, table: &AbiTable) -> Checked {
             let _ = writeln!(snapshot, "{line}");
         }
     }
+    let _ = writeln!(
+        snapshot,
+        "# Other kernels (the example kernels and the synchronisation primitives): their\n\
+         # memory-model sequences, not checked against the table but kept here so that a codegen\n\
+         # change shows in review."
+    );
+    for (name, k) in &others {
+        let _ = writeln!(snapshot, "== {name}");
+        for line in abi::snapshot_lines(k) {
+            let _ = writeln!(snapshot, "{line}");
+        }
+    }
     Checked {
         target,
         version,
