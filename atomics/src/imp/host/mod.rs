@@ -9,24 +9,7 @@ use core::sync::atomic::Ordering;
 
 use core::sync::atomic as atomic_types;
 
-/// The storage type behind each `Atomic<T, S>`.
-pub(crate) mod storage {
-    use super::atomic_types as a;
-    pub type Bool = a::AtomicBool;
-    pub type U8 = a::AtomicU8;
-    pub type I8 = a::AtomicI8;
-    pub type U16 = a::AtomicU16;
-    pub type I16 = a::AtomicI16;
-    pub type U32 = a::AtomicU32;
-    pub type I32 = a::AtomicI32;
-    pub type U64 = a::AtomicU64;
-    pub type I64 = a::AtomicI64;
-    pub type Usize = a::AtomicUsize;
-    pub type Isize = a::AtomicIsize;
-    pub type F32 = a::AtomicU32;
-    pub type F64 = a::AtomicU64;
-    pub type Ptr<U> = a::AtomicPtr<U>;
-}
+pub(crate) use super::core_storage as storage;
 pub(crate) use storage as Storage;
 
 /// `RawAtomic` for a type whose storage holds it as itself (`$into`/`$from` identity) or as bits.

@@ -162,16 +162,10 @@ impl<T: Mirror> RawAtomic<T> for Location<T::Repr> {
         success: Ordering,
         failure: Ordering,
     ) -> Result<T, T> {
-        self.state
-            .compare_exchange(
-                op::<S>("compare_exchange", success),
-                failure,
-                current.to_bits(),
-                new.to_bits(),
-            )
-            .map(T::from_bits)
-            .map_err(T::from_bits)
+        self.cas::<S, T>("compare_exchange", current, new, success, failure)
     }
+    /// Never fails spuriously: loom would explore the spurious failures as extra executions
+    /// without finding anything a strong compare-exchange in a loop does not.
     #[track_caller]
     fn compare_exchange_weak<S: Scope>(
         &self,
@@ -180,19 +174,27 @@ impl<T: Mirror> RawAtomic<T> for Location<T::Repr> {
         success: Ordering,
         failure: Ordering,
     ) -> Result<T, T> {
-        self.state
-            .compare_exchange(
-                op::<S>("compare_exchange_weak", success),
-                failure,
-                current.to_bits(),
-                new.to_bits(),
-            )
-            .map(T::from_bits)
-            .map_err(T::from_bits)
+        self.cas::<S, T>("compare_exchange_weak", current, new, success, failure)
     }
 }
 
 impl<R> Location<R> {
+    #[track_caller]
+    fn cas<S: Scope, T: Mirror>(
+        &self,
+        name: &'static str,
+        current: T,
+        new: T,
+        success: Ordering,
+        failure: Ordering,
+    ) -> Result<T, T> {
+        let op = op::<S>(name, success);
+        let result = self
+            .state
+            .compare_exchange(op, failure, current.to_bits(), new.to_bits());
+        result.map(T::from_bits).map_err(T::from_bits)
+    }
+
     /// A read-modify-write storing `f(previous)`, with the table's rmw row for `order`.
     fn update<S: Scope, T: Mirror>(
         &self,
