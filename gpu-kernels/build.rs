@@ -52,6 +52,9 @@ const PTR_RMW: &[&str] = &[
     "fetch_ptr_sub",
     "fetch_byte_add",
     "fetch_byte_sub",
+    "fetch_and",
+    "fetch_or",
+    "fetch_xor",
 ];
 
 const fn int(rust: &'static str, reductions: bool) -> Type {
@@ -112,10 +115,11 @@ fn ordering(name: &str) -> &'static str {
 }
 
 /// The argument list a method takes after `self`, given the value parameter `v`.
-fn arguments(op: &str) -> &'static str {
+fn arguments(op: &str, ty: &str) -> &'static str {
     match op {
         "load" | "fetch_not" => "",
         "fetch_ptr_add" | "fetch_ptr_sub" | "fetch_byte_add" | "fetch_byte_sub" => "n, ",
+        "fetch_and" | "fetch_or" | "fetch_xor" if ty == "ptr" => "n, ",
         _ => "v, ",
     }
 }
@@ -148,14 +152,26 @@ fn sync_kernels(out: &mut String) {
         ("barrier_arrive_wait", "Barrier<{S}>", "b.arrive_and_wait()"),
         ("barrier_arrive_drop", "Barrier<{S}>", "b.arrive_and_drop()"),
         ("latch_arrive_wait", "Latch<{S}>", "b.arrive_and_wait(1)"),
-        ("semaphore_acquire_release", "CountingSemaphore<{S}, 4>", "{ b.acquire(); b.release(1) }"),
+        (
+            "semaphore_acquire_release",
+            "CountingSemaphore<{S}, 4>",
+            "{ b.acquire(); b.release(1) }",
+        ),
         (
             "semaphore_try_acquire_for",
             "CountingSemaphore<{S}, 4>",
             "if b.try_acquire_for(core::time::Duration::from_micros(10)) { b.release(1) }",
         ),
-        ("atomic_wait", "Atomic<u32, {S}>", "b.wait(0, Ordering::Acquire)"),
-        ("atomic_store_notify", "Atomic<u32, {S}>", "{ b.store(1, Ordering::Release); b.notify_all() }"),
+        (
+            "atomic_wait",
+            "Atomic<u32, {S}>",
+            "b.wait(0, Ordering::Acquire)",
+        ),
+        (
+            "atomic_store_notify",
+            "Atomic<u32, {S}>",
+            "{ b.store(1, Ordering::Release); b.notify_all() }",
+        ),
     ];
     for (scope_name, scope_type) in SCOPES {
         if matches!(scope_name, "thread" | "cluster") {
@@ -201,7 +217,11 @@ fn main() {
             }
             for op in ["swap"].iter().chain(ty.rmw) {
                 for order in RMW_ORDERS {
-                    let call = format!("{op}({}Ordering::{})", arguments(op), ordering(order));
+                    let call = format!(
+                        "{op}({}Ordering::{})",
+                        arguments(op, ty.name),
+                        ordering(order)
+                    );
                     kernel(&mut out, scope, ty, op, order, &call);
                 }
             }

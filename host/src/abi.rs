@@ -390,6 +390,9 @@ const PTR_RMW: &[&str] = &[
     "fetch_ptr_sub",
     "fetch_byte_add",
     "fetch_byte_sub",
+    "fetch_and",
+    "fetch_or",
+    "fetch_xor",
 ];
 
 impl Ty {
@@ -711,6 +714,7 @@ pub fn expected(probe: &Probe, table: &AbiTable, target: Target) -> Expected {
                 .trim_start_matches("byte_");
             let bitwise = matches!(op, "and" | "or" | "xor" | "not");
             match (ty, width) {
+                (Ty::Ptr, _) if bitwise => single(rmw, scope, &format!("{op}.b64")),
                 (Ty::Ptr, _) => single(rmw, scope, "add.u64"),
                 (_, Width::Byte) if bitwise => single(rmw, scope, &op_suffix(op, ty, Width::B32)),
                 (_, Width::Byte) => cas_loop(rmw, scope, width, LoopReason::ByteRmw),
@@ -953,15 +957,15 @@ mod tests {
 
     #[test]
     fn probe_counts_follow_the_generator() {
-        // Per scope: 941 typed probes + 4 fences.
-        assert_eq!(probes(Target::Sm70).len(), 3780);
-        assert_eq!(probes(Target::Sm80).len(), 3780);
-        assert_eq!(probes(Target::Sm90).len(), 4725);
-        assert_eq!(probes(Target::Sm90Ptx86).len(), 4725);
+        // Per scope: 956 typed probes + 4 fences.
+        assert_eq!(probes(Target::Sm70).len(), 3840);
+        assert_eq!(probes(Target::Sm80).len(), 3840);
+        assert_eq!(probes(Target::Sm90).len(), 4800);
+        assert_eq!(probes(Target::Sm90Ptx86).len(), 4800);
         let mut names: Vec<_> = probes(Target::Sm90).into_iter().map(|p| p.name).collect();
         names.sort();
         names.dedup();
-        assert_eq!(names.len(), 4725);
+        assert_eq!(names.len(), 4800);
         for n in [
             "compare_exchange__u8__release_acquire__device",
             "fence__acq_rel__cluster",

@@ -322,11 +322,33 @@ macro_rules! atomic_common {
                 &self,
                 set_order: core::sync::atomic::Ordering,
                 fetch_order: core::sync::atomic::Ordering,
-                mut f: F,
+                f: F,
             ) -> Result<$t, $t>
             where
                 F: FnMut($t) -> Option<$t>,
             {
+                self.try_update(set_order, fetch_order, f)
+            }
+
+            /// `core`'s new name of [`fetch_update`](Self::fetch_update) (Rust 1.95): applies
+            /// `f` until a compare-exchange stores its result; `Ok(previous)` once stored,
+            /// `Err(previous)` if `f` returns `None`.
+            ///
+            /// # Panics
+            /// If `fetch_order` is `Release` or `AcqRel`, with `core`'s message.
+            ///
+            /// ```
+            /// use scoped_atomics::{Atomic, Device, Ordering::*};
+            #[doc = concat!($setup, "let a = Atomic::<", $ex, ", Device>::new(", $a, ");")]
+            #[doc = concat!("assert_eq!(a.try_update(AcqRel, Acquire, |_| Some(", $b, ")), Ok(", $a, "));")]
+            /// ```
+            #[inline]
+            pub fn try_update(
+                &self,
+                set_order: core::sync::atomic::Ordering,
+                fetch_order: core::sync::atomic::Ordering,
+                mut f: impl FnMut($t) -> Option<$t>,
+            ) -> Result<$t, $t> {
                 let mut previous = self.load(fetch_order);
                 while let Some(next) = f(previous) {
                     match self.compare_exchange_weak(previous, next, set_order, fetch_order) {
@@ -335,6 +357,30 @@ macro_rules! atomic_common {
                     }
                 }
                 Err(previous)
+            }
+
+            /// Applies `f` until a compare-exchange stores its result and returns the previous
+            /// value (`core`'s `update`, Rust 1.95).
+            ///
+            /// # Panics
+            /// If `fetch_order` is `Release` or `AcqRel`, with `core`'s message.
+            ///
+            /// ```
+            /// use scoped_atomics::{Atomic, Device, Ordering::*};
+            #[doc = concat!($setup, "let a = Atomic::<", $ex, ", Device>::new(", $a, ");")]
+            #[doc = concat!("assert_eq!(a.update(AcqRel, Acquire, |_| ", $b, "), ", $a, ");")]
+            #[doc = concat!("assert_eq!(a.load(Relaxed), ", $b, ");")]
+            /// ```
+            #[inline]
+            pub fn update(
+                &self,
+                set_order: core::sync::atomic::Ordering,
+                fetch_order: core::sync::atomic::Ordering,
+                mut f: impl FnMut($t) -> $t,
+            ) -> $t {
+                match self.try_update(set_order, fetch_order, |previous| Some(f(previous))) {
+                    Ok(previous) | Err(previous) => previous,
+                }
             }
 
             /// Waits until the value differs from `old` (compared bit for bit), as C++20

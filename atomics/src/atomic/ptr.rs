@@ -73,6 +73,39 @@ impl<U, S: Scope> Atomic<*mut U, S> {
     }
 }
 
+macro_rules! address_ops {
+    ($($(#[$doc:meta])* $name:ident => $raw:ident, $tag:literal, $result:literal;)*) => {$(
+        $(#[$doc])*
+        ///
+        /// ```
+        /// use scoped_atomics::{Atomic, Device, Ordering};
+        /// let mut x = 0u64; // 8-byte aligned: the low 3 address bits are free for tags
+        /// let p: *mut u64 = &mut x;
+        /// let a = Atomic::<*mut u64, Device>::new(p.map_addr(|a| a | 1));
+        #[doc = concat!("a.", stringify!($name), "(", $tag, ", Ordering::AcqRel);")]
+        #[doc = concat!("assert_eq!(a.load(Ordering::Relaxed).addr(), ", $result, ");")]
+        /// ```
+        #[inline(always)]
+        pub fn $name(&self, value: usize, order: core::sync::atomic::Ordering) -> *mut U {
+            <Storage::Ptr<U> as RawPtr<U>>::$raw::<S>(&self.inner, value, order)
+        }
+    )*};
+}
+
+impl<U, S: Scope> Atomic<*mut U, S> {
+    address_ops! {
+        /// Bitwise "and" of the address with `value`, keeping the pointer's provenance (tagged
+        /// pointers: clear tag bits); returns the previous pointer.
+        fetch_and => fetch_addr_and, "!1", "p.addr()";
+        /// Bitwise "or" of the address with `value`, keeping the pointer's provenance (tagged
+        /// pointers: set tag bits); returns the previous pointer.
+        fetch_or => fetch_addr_or, "2", "p.addr() | 3";
+        /// Bitwise "xor" of the address with `value`, keeping the pointer's provenance (tagged
+        /// pointers: toggle tag bits); returns the previous pointer.
+        fetch_xor => fetch_addr_xor, "1", "p.addr()";
+    }
+}
+
 impl<U, S: Scope> Default for Atomic<*mut U, S> {
     /// An atomic holding a null pointer.
     fn default() -> Self {

@@ -111,4 +111,8 @@ pub trait RawFloat<T: Copy>: RawAtomic<T> {
 pub trait RawPtr<U>: RawAtomic<*mut U> {
     fn fetch_byte_add<S: Scope>(&self, bytes: usize, order: Ordering) -> *mut U;
     fn fetch_byte_sub<S: Scope>(&self, bytes: usize, order: Ordering) -> *mut U;
+    /// Bitwise operations on the address, keeping the provenance of the stored pointer.
+    fn fetch_addr_and<S: Scope>(&self, value: usize, order: Ordering) -> *mut U;
+    fn fetch_addr_or<S: Scope>(&self, value: usize, order: Ordering) -> *mut U;
+    fn fetch_addr_xor<S: Scope>(&self, value: usize, order: Ordering) -> *mut U;
 }

@@ -235,6 +235,18 @@ impl<U> RawPtr<U> for storage::Ptr<U> {
     fn fetch_byte_sub<S: Scope>(&self, bytes: usize, order: Ordering) -> *mut U {
         storage::Ptr::fetch_byte_sub(self, bytes, order)
     }
+    #[inline(always)]
+    fn fetch_addr_and<S: Scope>(&self, value: usize, order: Ordering) -> *mut U {
+        storage::Ptr::fetch_and(self, value, order)
+    }
+    #[inline(always)]
+    fn fetch_addr_or<S: Scope>(&self, value: usize, order: Ordering) -> *mut U {
+        storage::Ptr::fetch_or(self, value, order)
+    }
+    #[inline(always)]
+    fn fetch_addr_xor<S: Scope>(&self, value: usize, order: Ordering) -> *mut U {
+        storage::Ptr::fetch_xor(self, value, order)
+    }
 }
 
 /// A fence of scope `S`. A thread-scope fence orders nothing beyond the executing thread, so it is

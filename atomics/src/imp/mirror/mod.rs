@@ -291,6 +291,15 @@ impl<U> RawPtr<U> for Location<*mut U> {
     fn fetch_byte_sub<S: Scope>(&self, bytes: usize, o: Ordering) -> *mut U {
         self.update::<S, *mut U>("fetch_byte_sub", o, |p| p.wrapping_byte_sub(bytes))
     }
+    fn fetch_addr_and<S: Scope>(&self, value: usize, o: Ordering) -> *mut U {
+        self.update::<S, *mut U>("fetch_and", o, |p| p.map_addr(|a| a & value))
+    }
+    fn fetch_addr_or<S: Scope>(&self, value: usize, o: Ordering) -> *mut U {
+        self.update::<S, *mut U>("fetch_or", o, |p| p.map_addr(|a| a | value))
+    }
+    fn fetch_addr_xor<S: Scope>(&self, value: usize, o: Ordering) -> *mut U {
+        self.update::<S, *mut U>("fetch_xor", o, |p| p.map_addr(|a| a ^ value))
+    }
 }
 
 /// `fence::<S>(order)`: loom's fence with the requested ordering (the weakest the device may

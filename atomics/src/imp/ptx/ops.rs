@@ -255,4 +255,16 @@ impl<U> RawPtr<U> for storage::Ptr<U> {
         let old = atom!(self, S, o, u64, atom_add_u64((bytes as u64).wrapping_neg()));
         <*mut U as Bits>::from_w(old)
     }
+    #[inline(always)]
+    fn fetch_addr_and<S: Scope>(&self, value: usize, o: Ordering) -> *mut U {
+        <*mut U as Bits>::from_w(atom!(self, S, o, u64, atom_and_b64(value as u64)))
+    }
+    #[inline(always)]
+    fn fetch_addr_or<S: Scope>(&self, value: usize, o: Ordering) -> *mut U {
+        <*mut U as Bits>::from_w(atom!(self, S, o, u64, atom_or_b64(value as u64)))
+    }
+    #[inline(always)]
+    fn fetch_addr_xor<S: Scope>(&self, value: usize, o: Ordering) -> *mut U {
+        <*mut U as Bits>::from_w(atom!(self, S, o, u64, atom_xor_b64(value as u64)))
+    }
 }
