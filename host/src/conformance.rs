@@ -571,8 +571,15 @@ mod tests {
             "== load__u32__acquire__device\nld.acquire.gpu.b32 %r0, [%rd0]\n== mystery__device\n"
         ));
         // Non-probe kernels come last, after the probes, in their own section.
-        let others = c.snapshot.find("# Other kernels").expect("the other kernels' section");
-        assert!(c.snapshot.find("== histogram").is_some_and(|at| at > others));
+        let others = c
+            .snapshot
+            .find("# Other kernels")
+            .expect("the other kernels' section");
+        assert!(
+            c.snapshot
+                .find("== histogram")
+                .is_some_and(|at| at > others)
+        );
         let table = results_table(&[&c]);
         assert!(table.contains("load"), "{table}");
         assert!(deviations_report(&[&c], 2).contains("kernel missing"));
