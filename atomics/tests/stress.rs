@@ -103,10 +103,10 @@ macro_rules! stress {
             // Under Miri, `fetch_update` and the reduction run at System scope only (on the host
             // the scope changes no instruction); `fetch_add` and the CAS loop run at every scope.
             stress!(@scopes [
-                thread Thread #[cfg_attr(miri, ignore = "Miri: at System scope only")],
-                block Block #[cfg_attr(miri, ignore = "Miri: at System scope only")],
-                cluster Cluster #[cfg_attr(miri, ignore = "Miri: at System scope only")],
-                device Device #[cfg_attr(miri, ignore = "Miri: at System scope only")],
+                thread Thread #[cfg(not(miri))],
+                block Block #[cfg(not(miri))],
+                cluster Cluster #[cfg(not(miri))],
+                device Device #[cfg(not(miri))],
                 system System
             ] [$($reduce)?]);
         }
@@ -156,7 +156,7 @@ stress! {
 
 /// The wrapped values the narrow types must end at, spelled out for the full-size run.
 #[test]
-#[cfg_attr(miri, ignore = "the constants are for the native sizes")]
+#[cfg(not(miri))] // the constants are for the native sizes
 fn wrapped_totals() {
     assert_eq!(TOTAL, 400_000);
     assert_eq!(t_u8::expected_value(), 128); // 400_000 = 1562 * 256 + 128
