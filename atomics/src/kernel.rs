@@ -152,6 +152,13 @@ mod api {
     ///
     /// # Panics
     /// On the host, outside a kernel launch.
+    ///
+    /// ```
+    /// # use scoped_atomics::kernel::{emulation::*, Dim3};
+    /// # enter(ThreadContext { thread_idx: Dim3::new(3, 0, 0), block_idx: Dim3::new(1, 0, 0),
+    /// #     block_dim: Dim3::x(4), grid_dim: Dim3::x(2), block: BlockContext::new(1) });
+    /// assert_eq!(scoped_atomics::kernel::thread_idx(), Dim3::new(3, 0, 0));
+    /// ```
     #[inline(always)]
     pub fn thread_idx() -> Dim3 {
         imp::thread_idx()
@@ -161,6 +168,13 @@ mod api {
     ///
     /// # Panics
     /// On the host, outside a kernel launch.
+    ///
+    /// ```
+    /// # use scoped_atomics::kernel::{emulation::*, Dim3};
+    /// # enter(ThreadContext { thread_idx: Dim3::new(3, 0, 0), block_idx: Dim3::new(1, 0, 0),
+    /// #     block_dim: Dim3::x(4), grid_dim: Dim3::x(2), block: BlockContext::new(1) });
+    /// assert_eq!(scoped_atomics::kernel::block_idx().x, 1);
+    /// ```
     #[inline(always)]
     pub fn block_idx() -> Dim3 {
         imp::block_idx()
@@ -170,6 +184,13 @@ mod api {
     ///
     /// # Panics
     /// On the host, outside a kernel launch.
+    ///
+    /// ```
+    /// # use scoped_atomics::kernel::{emulation::*, Dim3};
+    /// # enter(ThreadContext { thread_idx: Dim3::new(3, 0, 0), block_idx: Dim3::new(1, 0, 0),
+    /// #     block_dim: Dim3::x(4), grid_dim: Dim3::x(2), block: BlockContext::new(1) });
+    /// assert_eq!(scoped_atomics::kernel::block_dim(), Dim3::x(4));
+    /// ```
     #[inline(always)]
     pub fn block_dim() -> Dim3 {
         imp::block_dim()
@@ -179,6 +200,13 @@ mod api {
     ///
     /// # Panics
     /// On the host, outside a kernel launch.
+    ///
+    /// ```
+    /// # use scoped_atomics::kernel::{emulation::*, Dim3};
+    /// # enter(ThreadContext { thread_idx: Dim3::new(3, 0, 0), block_idx: Dim3::new(1, 0, 0),
+    /// #     block_dim: Dim3::x(4), grid_dim: Dim3::x(2), block: BlockContext::new(1) });
+    /// assert_eq!(scoped_atomics::kernel::grid_dim().size(), 2);
+    /// ```
     #[inline(always)]
     pub fn grid_dim() -> Dim3 {
         imp::grid_dim()
@@ -189,6 +217,14 @@ mod api {
     ///
     /// # Panics
     /// On the host, outside a kernel launch.
+    ///
+    /// ```
+    /// # use scoped_atomics::kernel::{emulation::*, Dim3};
+    /// # // A block of one thread: the barrier opens at once.
+    /// # enter(ThreadContext { thread_idx: Dim3::new(0, 0, 0), block_idx: Dim3::new(0, 0, 0),
+    /// #     block_dim: Dim3::x(1), grid_dim: Dim3::x(1), block: BlockContext::new(1) });
+    /// scoped_atomics::kernel::sync_threads();
+    /// ```
     #[inline(always)]
     pub fn sync_threads() {
         imp::sync_threads()
