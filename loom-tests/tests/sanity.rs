@@ -76,3 +76,30 @@ fn atomic_ref_writes_through() {
         assert_eq!(x, 7);
     });
 }
+
+/// The report names the location's value type, both operations with their orderings and scopes,
+/// and both threads with their positions.
+#[test]
+fn the_report_names_type_operations_scopes_and_positions() {
+    let failure = loom_tests::expect_failure(|| {
+        set_position(Position::host());
+        let x = Arc::new(scoped_atomics::Atomic::<f32, Block>::new(0.0));
+        let a = x.clone();
+        let t0 = spawn_in(Position::gpu(0, 0), move || a.store(1.5, Ordering::Release));
+        let b = x.clone();
+        let t1 = spawn_in(Position::gpu(0, 1), move || {
+            let _ = b.with_scope::<Device>().load(Ordering::Acquire);
+        });
+        t0.join().unwrap();
+        t1.join().unwrap();
+    });
+    let m = &failure.message;
+    for part in [
+        "scope race on `Atomic<f32>`",
+        "`store(Release)` at block scope by thread 1 (device 0, cluster 0, block 0, thread 0)",
+        "`load(Acquire)` at device scope by thread 2 (device 0, cluster 1, block 1, thread 0)",
+        "not morally strong",
+    ] {
+        assert!(m.contains(part), "missing {part:?} in:\n{m}");
+    }
+}

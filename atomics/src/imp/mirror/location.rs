@@ -27,6 +27,8 @@ use std::vec::Vec;
 /// An operation, for the loom mapping and for messages.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Op {
+    /// The value type of the atomic the operation is on (`f32`, where the location holds `u32`).
+    pub value_type: &'static str,
     pub name: &'static str,
     pub order: Ordering,
     pub scope: ScopeKind,
@@ -284,7 +286,7 @@ impl LocationState {
         format!(
             "scope race on `Atomic<{}>`: {their_op} by {them} and {} by {} are not morally strong ({why}) \
              and no happens-before orders them: a data race on a GPU (PTX ISA 8.7)\n[loom: {loom}]",
-            self.type_name,
+            op.value_type,
             op.describe(),
             describe_thread(me),
         )
@@ -339,7 +341,7 @@ impl LocationState {
             let write = &log.writes[index];
             (write.bits, write.releases.clone())
         };
-        let read = format!("{} of `Atomic<{}>`", op.describe(), self.type_name);
+        let read = format!("{} of `Atomic<{}>`", op.describe(), op.value_type);
         for released in releases.into_iter().filter(|r| r.writer != me) {
             match kind {
                 Read::Acquire => check_synchronisation(me, &released, &read, None, false),

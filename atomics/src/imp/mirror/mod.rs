@@ -125,8 +125,9 @@ impl<R: Mirror> Location<R> {
     }
 }
 
-fn op<S: Scope>(name: &'static str, order: Ordering) -> Op {
+fn op<S: Scope, T>(name: &'static str, order: Ordering) -> Op {
     Op {
+        value_type: core::any::type_name::<T>(),
         name,
         order,
         scope: S::KIND,
@@ -145,11 +146,12 @@ fn loom_order(sem: table::Sem) -> Ordering {
 impl<T: Mirror> RawAtomic<T> for Location<T::Repr> {
     #[track_caller]
     fn load<S: Scope>(&self, order: Ordering) -> T {
-        T::from_bits(self.state.load(op::<S>("load", order)))
+        T::from_bits(self.state.load(op::<S, T>("load", order)))
     }
     #[track_caller]
     fn store<S: Scope>(&self, value: T, order: Ordering) {
-        self.state.store(op::<S>("store", order), value.to_bits())
+        self.state
+            .store(op::<S, T>("store", order), value.to_bits())
     }
     fn swap<S: Scope>(&self, value: T, order: Ordering) -> T {
         self.update::<S, T>("swap", order, |_| value)
@@ -188,7 +190,7 @@ impl<R> Location<R> {
         success: Ordering,
         failure: Ordering,
     ) -> Result<T, T> {
-        let op = op::<S>(name, success);
+        let op = op::<S, T>(name, success);
         let result = self
             .state
             .compare_exchange(op, failure, current.to_bits(), new.to_bits());
@@ -204,7 +206,7 @@ impl<R> Location<R> {
     ) -> T {
         let bits = self
             .state
-            .rmw(op::<S>(name, order), table::rmw(order), false, |b| {
+            .rmw(op::<S, T>(name, order), table::rmw(order), false, |b| {
                 f(T::from_bits(b)).to_bits()
             });
         T::from_bits(bits)
@@ -217,10 +219,12 @@ impl<R> Location<R> {
         order: Ordering,
         f: impl FnOnce(T) -> T,
     ) {
-        self.state
-            .rmw(op::<S>(name, order), table::reduction(order), true, |b| {
-                f(T::from_bits(b)).to_bits()
-            });
+        self.state.rmw(
+            op::<S, T>(name, order),
+            table::reduction(order),
+            true,
+            |b| f(T::from_bits(b)).to_bits(),
+        );
     }
 }
 
