@@ -148,6 +148,21 @@ fn kernel(out: &mut String, scope: (&str, &str), ty: &Type, op: &str, order: &st
 /// `sync_<primitive>_<operation>_<scope>` (single underscores: not probe names), with the
 /// primitive as the first parameter. They are assembled and snapshotted with the probes.
 fn sync_kernels(out: &mut String) {
+    // A block barrier in shared memory, initialised in place: the hardware `mbarrier` on sm_80+.
+    out.push_str(
+        "#[unsafe(no_mangle)]\npub unsafe extern \"ptx-kernel\" fn sync_barrier_shared_block() {\n    \
+         use scoped_atomics::kernel::{block_dim, sync_threads, thread_idx};\n    \
+         let place = scoped_atomics::block_shared!(BARRIER: [scoped_atomics::Barrier<Block>; 1]).cast::<scoped_atomics::Barrier<Block>>();\n    \
+         if thread_idx().x == 0 {\n        \
+         // SAFETY: shared memory of the block, used only after the `sync_threads` below.\n        \
+         unsafe { scoped_atomics::Barrier::init_in_place(place, block_dim().x) };\n    }\n    \
+         sync_threads();\n    \
+         // SAFETY: initialised above, before the block-wide barrier.\n    \
+         let barrier = unsafe { &*place };\n    \
+         barrier.arrive_and_wait();\n    \
+         let token = barrier.arrive();\n    \
+         barrier.wait(token);\n}\n\n",
+    );
     const OPERATIONS: [(&str, &str, &str); 7] = [
         ("barrier_arrive_wait", "Barrier<{S}>", "b.arrive_and_wait()"),
         ("barrier_arrive_drop", "Barrier<{S}>", "b.arrive_and_drop()"),

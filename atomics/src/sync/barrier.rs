@@ -32,6 +32,8 @@
 //! access before an `arrive` of phase *k* happens before the completion of phase *k*, which happens
 //! before every access after a `wait` for phase *k* returns — within scope `S`.
 
+#[cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]
+use super::mbarrier;
 use super::message::Message;
 use super::wait::{key, wait_until, wake_all};
 use crate::{Atomic, Scope, System};
@@ -120,7 +122,8 @@ unsafe impl<S: Scope, F: Send> Sync for Barrier<S, F> {}
 #[must_use = "pass the token to `Barrier::wait`; to arrive without waiting, drop it explicitly"]
 #[derive(Debug, PartialEq, Eq)]
 pub struct ArrivalToken {
-    phase: u32,
+    /// The phase (generic barrier), or the `mbarrier` state token (hardware barrier).
+    token: u64,
 }
 
 impl<S: Scope> Barrier<S> {
@@ -260,6 +263,13 @@ impl<S: Scope, F: FnMut()> Barrier<S, F> {
                 .num(MAX as u64)
                 .panic()
         }
+        #[cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]
+        if let Some(object) = self.mbarrier() {
+            // SAFETY: `mbarrier()` found an initialised `mbarrier` in block-shared memory.
+            return ArrivalToken {
+                token: unsafe { mbarrier::arrive_n(object, n) },
+            };
+        }
         let old = self.state.fetch_sub(n as u64, AcqRel);
         let low = old & LOW;
         let phase = (old >> 32) as u32;
@@ -281,7 +291,9 @@ impl<S: Scope, F: FnMut()> Barrier<S, F> {
         if low == GUARD + n as u64 {
             self.complete_phase(phase);
         }
-        ArrivalToken { phase }
+        ArrivalToken {
+            token: phase as u64,
+        }
     }
 
     /// Runs the completion and starts phase `phase + 1`; called by the last arriver of `phase`.
@@ -317,8 +329,15 @@ impl<S: Scope, F: FnMut()> Barrier<S, F> {
     /// ```
     #[inline]
     pub fn wait(&self, token: ArrivalToken) {
+        #[cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]
+        if let Some(object) = self.mbarrier() {
+            // SAFETY: as in `arrive_n`.
+            return wait_until(key(&self.state), || unsafe {
+                mbarrier::test_wait(object, token.token)
+            });
+        }
         wait_until(key(&self.state), || {
-            (self.state.load(Acquire) >> 32) as u32 != token.phase
+            (self.state.load(Acquire) >> 32) as u32 != token.token as u32
         });
     }
 
@@ -359,6 +378,12 @@ impl<S: Scope, F: FnMut()> Barrier<S, F> {
     /// ```
     #[track_caller]
     pub fn arrive_and_drop(&self) {
+        #[cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]
+        if let Some(object) = self.mbarrier() {
+            // SAFETY: as in `arrive_n`.
+            let _ = unsafe { mbarrier::arrive_drop(object) };
+            return;
+        }
         if self
             .expected
             .fetch_update(Relaxed, Relaxed, |e| e.checked_sub(1))
@@ -370,6 +395,69 @@ impl<S: Scope, F: FnMut()> Barrier<S, F> {
         }
         // The arrival (a release) publishes the decrement to the last arriver of this phase.
         let _ = self.arrive();
+    }
+}
+
+impl<S: Scope, F: FnMut()> Barrier<S, F> {
+    /// The `mbarrier` object of a block barrier made by `init_in_place` in shared memory.
+    #[cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]
+    #[inline(always)]
+    fn mbarrier(&self) -> Option<*const u64> {
+        let hardware = matches!(S::KIND, crate::ScopeKind::Block)
+            && self.expected.load(Relaxed) & mbarrier::MBARRIER != 0;
+        hardware.then(|| self.state.as_ptr().cast_const())
+    }
+}
+
+impl Barrier<crate::Block> {
+    /// Initialises a block barrier in place — typically in block-shared memory, by one thread,
+    /// followed by `sync_threads()` before any thread uses it (`cuda::barrier`'s `init`). On
+    /// sm_80 and newer, in shared memory, it is then the hardware `mbarrier` (`mbarrier.arrive`,
+    /// `mbarrier.test_wait`): no completion function, at most 2²⁰ − 1 expected arrivals, and an
+    /// excess arrival is not detected. Elsewhere it is [`Barrier::new`] written in place.
+    ///
+    /// # Safety
+    /// `place` is valid for writes and aligned, and no thread uses it until the initialisation
+    /// is ordered before its use (by `sync_threads`, or by the initialising thread itself).
+    ///
+    /// # Panics
+    /// If `expected` is 0, above [`max()`](Self::max), or, for the hardware barrier, above
+    /// 2²⁰ − 1.
+    ///
+    /// ```
+    /// use scoped_atomics::{Barrier, Block};
+    /// let mut place = core::mem::MaybeUninit::<Barrier<Block>>::uninit();
+    /// // SAFETY: `place` is valid and used by this thread only.
+    /// unsafe { Barrier::init_in_place(place.as_mut_ptr(), 1) };
+    /// // SAFETY: initialised above.
+    /// let barrier = unsafe { place.assume_init_ref() };
+    /// barrier.arrive_and_wait();
+    /// ```
+    #[track_caller]
+    pub unsafe fn init_in_place(place: *mut Self, expected: u32) {
+        let barrier = Self::new(expected);
+        #[cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]
+        if mbarrier::is_shared(place) {
+            if expected > mbarrier::MAX {
+                Message::new()
+                    .text("Barrier::init_in_place: a hardware barrier takes at most 2^20 - 1 = ")
+                    .num(mbarrier::MAX as u64)
+                    .text(" expected arrivals, not ")
+                    .num(expected as u64)
+                    .panic()
+            }
+            barrier
+                .expected
+                .store(expected | mbarrier::MBARRIER, Relaxed);
+            // SAFETY: the caller's contract.
+            unsafe { place.write(barrier) };
+            // SAFETY: the state word is 8-aligned shared memory nobody uses before the caller's
+            // `sync_threads`.
+            unsafe { mbarrier::init((*place).state.as_ptr(), expected) };
+            return;
+        }
+        // SAFETY: the caller's contract.
+        unsafe { place.write(barrier) };
     }
 }
 

@@ -98,12 +98,15 @@
 //! ```
 //!
 //! # Future work
-//! A `Barrier<Block>` in shared memory could use the hardware `mbarrier` of sm_80 and newer
-//! (detected with `isspacep.shared`), as libcu++ does; this version always uses the generic
-//! algorithm above, which is correct at every scope.
+//! A `Barrier<Block>` initialised with `Barrier::init_in_place` in block-shared memory on sm_80
+//! and newer (detected with `isspacep.shared`) is the hardware `mbarrier`, as in libcu++: one
+//! `mbarrier.arrive` per arrival and `mbarrier.test_wait` polls; it has no completion function
+//! and cannot detect an excess arrival. Every other barrier uses the generic algorithm above,
+//! which is correct at every scope.
 
 mod barrier;
 mod latch;
+mod mbarrier;
 mod message;
 mod semaphore;
 pub(crate) mod wait;

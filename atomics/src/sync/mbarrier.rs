@@ -1,0 +1,129 @@
+//! The hardware barrier of sm_80 and newer (`mbarrier`), for a `Barrier<Block>` in shared memory.
+//!
+//! A `Barrier<Block>` initialised with [`Barrier::init_in_place`](super::Barrier::init_in_place)
+//! in block-shared memory on sm_80+ keeps an `mbarrier` object in its state word (8 bytes,
+//! 8-aligned) and marks its expected count with [`MBARRIER`]. Its operations are then one
+//! instruction each: `mbarrier.arrive` (release at CTA scope), `mbarrier.test_wait` (acquire at
+//! CTA scope), `mbarrier.arrive_drop`; the token is the `mbarrier` state. Everything else (other
+//! scopes, global memory, sm_70, the host) uses the generic barrier.
+//!
+//! What the hardware does not do, and so this path does not either: a completion function (only
+//! `init_in_place`, which has none, selects it), and detecting more arrivals in a phase than
+//! expected (the generic barrier panics; here the phase just completes early, as with libcu++).
+
+#![cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]
+
+use core::arch::asm;
+
+/// Set in a barrier's expected count when its state word is an `mbarrier` object.
+pub(super) const MBARRIER: u32 = 1 << 31;
+
+/// The largest expected count an `mbarrier` takes (2²⁰ − 1).
+pub(super) const MAX: u32 = (1 << 20) - 1;
+
+/// Whether `p` is a generic address of block-shared memory (`isspacep.shared`).
+#[inline(always)]
+pub(super) fn is_shared<T>(p: *const T) -> bool {
+    let shared: u32;
+    // SAFETY: only classifies an address; touches no memory.
+    unsafe {
+        asm!(
+            "{{ .reg .pred %s; isspacep.shared %s, {p}; selp.u32 {r}, 1, 0, %s; }}",
+            p = in(reg64) p,
+            r = out(reg32) shared,
+            options(pure, nomem, nostack),
+        )
+    };
+    shared != 0
+}
+
+/// `mbarrier.init`: an `mbarrier` expecting `count` arrivals per phase.
+///
+/// # Safety
+/// `object` is 8-aligned block-shared memory that no other thread accesses until a block-wide
+/// barrier (`sync_threads`) after this call.
+#[inline(always)]
+pub(super) unsafe fn init(object: *mut u64, count: u32) {
+    // SAFETY: the caller's contract.
+    unsafe {
+        asm!("mbarrier.init.b64 [{o}], {c};", o = in(reg64) object, c = in(reg32) count, options(nostack))
+    }
+}
+
+/// `mbarrier.arrive` (release at CTA scope): one arrival; returns the state token of the phase.
+///
+/// # Safety
+/// `object` is an initialised `mbarrier` in block-shared memory.
+#[cfg_attr(target_feature = "sm_90", allow(dead_code))] // sm_90 arrives with a count
+#[inline(always)]
+pub(super) unsafe fn arrive(object: *const u64) -> u64 {
+    let token: u64;
+    // SAFETY: the caller's contract.
+    unsafe {
+        asm!("mbarrier.arrive.b64 {t}, [{o}];", t = out(reg64) token, o = in(reg64) object, options(nostack))
+    };
+    token
+}
+
+/// `n` arrivals: one `mbarrier.arrive` with a count on sm_90, `n` single arrivals before.
+///
+/// # Safety
+/// As for [`arrive`].
+#[inline(always)]
+pub(super) unsafe fn arrive_n(object: *const u64, n: u32) -> u64 {
+    #[cfg(target_feature = "sm_90")]
+    {
+        let token: u64;
+        // SAFETY: the caller's contract.
+        unsafe {
+            asm!(
+                "mbarrier.arrive.b64 {t}, [{o}], {n};",
+                t = out(reg64) token, o = in(reg64) object, n = in(reg32) n, options(nostack)
+            )
+        };
+        token
+    }
+    #[cfg(not(target_feature = "sm_90"))]
+    {
+        let mut token = 0;
+        for _ in 0..n {
+            // SAFETY: the caller's contract.
+            token = unsafe { arrive(object) };
+        }
+        token
+    }
+}
+
+/// `mbarrier.arrive_drop`: an arrival that also lowers the expected count of later phases.
+///
+/// # Safety
+/// As for [`arrive`].
+#[inline(always)]
+pub(super) unsafe fn arrive_drop(object: *const u64) -> u64 {
+    let token: u64;
+    // SAFETY: the caller's contract.
+    unsafe {
+        asm!("mbarrier.arrive_drop.b64 {t}, [{o}];", t = out(reg64) token, o = in(reg64) object, options(nostack))
+    };
+    token
+}
+
+/// `mbarrier.test_wait` (acquire at CTA scope): whether the phase of `token` has completed.
+///
+/// # Safety
+/// As for [`arrive`].
+#[inline(always)]
+pub(super) unsafe fn test_wait(object: *const u64, token: u64) -> bool {
+    let done: u32;
+    // SAFETY: the caller's contract.
+    unsafe {
+        asm!(
+            "{{ .reg .pred %d; mbarrier.test_wait.b64 %d, [{o}], {t}; selp.u32 {r}, 1, 0, %d; }}",
+            o = in(reg64) object,
+            t = in(reg64) token,
+            r = out(reg32) done,
+            options(nostack),
+        )
+    };
+    done != 0
+}
