@@ -11,55 +11,17 @@
 use scoped_atomics::{
     Atomic, Barrier, BinarySemaphore, Block, CountingSemaphore, Device, Latch, System,
 };
-use std::cell::{Cell, RefCell};
-use std::panic::{self, AssertUnwindSafe};
-use std::sync::Once;
 use std::sync::atomic::Ordering;
 
-thread_local! {
-    /// Set while a case runs: the panic hook then records instead of printing.
-    static CAPTURING: Cell<bool> = const { Cell::new(false) };
-    /// The file of the last captured panic's location.
-    static LOCATION: RefCell<Option<String>> = const { RefCell::new(None) };
-}
-
-/// A process-wide hook that records the location of expected panics silently and leaves every
-/// other panic (a failing assertion) to the default hook.
-fn install_hook() {
-    static ONCE: Once = Once::new();
-    ONCE.call_once(|| {
-        let default = panic::take_hook();
-        panic::set_hook(Box::new(move |info| {
-            if CAPTURING.with(Cell::get) {
-                let file = info.location().map(|l| l.file().to_owned());
-                LOCATION.with(|l| *l.borrow_mut() = file);
-            } else {
-                default(info)
-            }
-        }));
-    });
-}
+mod common;
 
 /// Runs `f`, which must panic with exactly `expected`, reported in this file.
 #[track_caller]
 fn assert_panics(expected: &str, f: impl FnOnce()) {
-    install_hook();
-    CAPTURING.with(|c| c.set(true));
-    LOCATION.with(|l| *l.borrow_mut() = None);
-    let result = panic::catch_unwind(AssertUnwindSafe(f));
-    CAPTURING.with(|c| c.set(false));
-    let Err(payload) = result else {
+    let Some((message, file)) = common::panic_of(f) else {
         panic!("did not panic; expected {expected:?}");
     };
-    let message = if let Some(s) = payload.downcast_ref::<&'static str>() {
-        (*s).to_owned()
-    } else if let Some(s) = payload.downcast_ref::<String>() {
-        s.clone()
-    } else {
-        "<non-string panic payload>".to_owned()
-    };
     assert_eq!(message, expected);
-    let file = LOCATION.with(|l| l.borrow_mut().take());
     assert!(
         file.as_deref()
             .is_some_and(|f| f.ends_with("primitives_misuse.rs")),
@@ -308,16 +270,8 @@ fn wait_with_a_store_ordering() {
             "there is no such thing as an acquire-release load",
         ),
     ] {
-        install_hook();
-        CAPTURING.with(|c| c.set(true));
-        let result = panic::catch_unwind(AssertUnwindSafe(|| a.wait(0, order)));
-        CAPTURING.with(|c| c.set(false));
-        let payload = result.expect_err("wait with a store ordering must panic");
-        let text = payload
-            .downcast_ref::<&str>()
-            .map(|s| s.to_string())
-            .or_else(|| payload.downcast_ref::<String>().cloned())
-            .unwrap_or_default();
+        let (text, _) =
+            common::panic_of(|| a.wait(0, order)).expect("wait with a store ordering must panic");
         assert_eq!(text, message);
     }
 }
