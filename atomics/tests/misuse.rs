@@ -504,7 +504,7 @@ fn valid_orderings_do_not_panic() {
         );
         let p = Atomic::<*mut u64, Block>::new(std::ptr::null_mut());
         assert!(
-            panic_of(&|| {
+            panic_of(|| {
                 u.fetch_add(1, order);
                 u.fetch_sub(1, order);
                 u.fetch_and(1, order);
@@ -537,7 +537,7 @@ fn valid_orderings_do_not_panic() {
             Atomic::<f32, Cluster>::new(1.0),
         );
         assert!(
-            panic_of(&|| {
+            panic_of(|| {
                 u.add(1, order);
                 u.sub(1, order);
                 u.and(1, order);
@@ -554,7 +554,7 @@ fn valid_orderings_do_not_panic() {
     }
     for order in [Release, Acquire, AcqRel, SeqCst] {
         assert!(
-            panic_of(&|| {
+            panic_of(|| {
                 scoped_atomics::fence::<Thread>(order);
                 scoped_atomics::fence::<Block>(order);
                 scoped_atomics::fence::<Cluster>(order);

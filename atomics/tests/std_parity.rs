@@ -13,7 +13,7 @@ fn update_and_try_update_match_core() {
             ours.update(AcqRel, Acquire, f),
             theirs.update(AcqRel, Acquire, f)
         );
-        let g = |x: u32| (x % 2 == 0).then_some(x / 2);
+        let g = |x: u32| x.is_multiple_of(2).then_some(x / 2);
         assert_eq!(
             ours.try_update(Release, Relaxed, g),
             theirs.try_update(Release, Relaxed, g)
