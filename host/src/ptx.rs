@@ -170,7 +170,7 @@ fn rustup_proxy(name: &str) -> PathBuf {
 /// Removes what an outer `cargo test`/`cargo run` (or the user's shell) may have set that would
 /// change the inner build: the toolchain rustup chose, flags (`--cfg loom`), wrappers, the target
 /// dir, profile overrides. Keeps `CARGO_HOME` and the network/registry/terminal settings.
-fn clean_env(cmd: &mut Command) {
+pub fn clean_env(cmd: &mut Command) {
     const REMOVE: &[&str] = &[
         "RUSTFLAGS",
         "RUSTDOCFLAGS",

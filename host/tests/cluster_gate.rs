@@ -3,7 +3,7 @@
 //! `-C target-cpu=sm_90` alone (rustc sets no `ptx78` there). Skipped without the tools, as the
 //! conformance test is; a failure with `CI=true`.
 
-use host::ptx::{Error, Target, Toolchain};
+use host::ptx::{self, Error, Target, Toolchain};
 use std::path::Path;
 use std::process::{Command, Output};
 
@@ -40,16 +40,8 @@ fn scratch_crate(root: &Path) -> std::path::PathBuf {
 
 fn build(tc: &Toolchain, dir: &Path, target: Target) -> Output {
     let mut cmd = Command::new(&tc.cargo);
-    for var in [
-        "RUSTFLAGS",
-        "RUSTC",
-        "RUSTC_WRAPPER",
-        "RUSTUP_TOOLCHAIN",
-        "CARGO",
-        "CARGO_TARGET_DIR",
-    ] {
-        cmd.env_remove(var);
-    }
+    // What an outer cargo set (the toolchain, `--cfg loom`, the target dir) must not leak in.
+    ptx::clean_env(&mut cmd);
     cmd.current_dir(dir)
         .env("RUSTFLAGS", target.rustflags())
         .arg(format!("+{}", tc.nightly))
