@@ -1,6 +1,6 @@
 //! Generates the probe kernels: one `#[no_mangle]` kernel per (operation, type, ordering, scope),
 //! named `<op>__<type>__<order>__<scope>`, with the atomic location as the first parameter.
-//! The conformance test in `host` checks each one's PTX against the Atomics ABI table.
+//! The conformance test in `scoped-atomics-host` checks each one's PTX against the Atomics ABI table.
 
 use std::fmt::Write as _;
 use std::path::PathBuf;

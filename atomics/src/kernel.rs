@@ -3,7 +3,7 @@
 //!
 //! On `nvptx64` these read the special registers (`%tid`, `%ctaid`, `%ntid`, `%nctaid`) and emit
 //! `bar.sync 0`, `nanosleep.u32` and `.shared` arrays. On the host they read the simulated thread
-//! that the `host` crate's executor (or its loom launch) runs, so one kernel source runs as PTX, on
+//! that the `scoped-atomics-host` crate's executor (or its loom launch) runs, so one kernel source runs as PTX, on
 //! host threads and under loom; there a kernel function called outside a launch panics.
 //!
 //! ```
@@ -306,7 +306,7 @@ macro_rules! __block_shared_impl {
     };
 }
 
-/// The simulated GPU thread of the host executor. Used by the `host` crate; not a stable API.
+/// The simulated GPU thread of the host executor. Used by the `scoped-atomics-host` crate; not a stable API.
 #[cfg(all(not(target_arch = "nvptx64"), any(feature = "std", loom)))]
 #[doc(hidden)]
 pub mod emulation {
@@ -389,7 +389,7 @@ pub mod emulation {
         CONTEXT.with(|c| {
             let context = c.borrow();
             let context = context.as_ref().unwrap_or_else(|| {
-                panic!("scoped-atomics: a kernel function ran outside a kernel launch (use the `host` crate's executor)")
+                panic!("scoped-atomics: a kernel function ran outside a kernel launch (use the `scoped-atomics-host` crate's executor)")
             });
             f(context)
         })

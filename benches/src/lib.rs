@@ -44,7 +44,7 @@
 //! ```
 //!
 //! (`-- --summary-only` prints only the summaries, `-- --config sm_80|sm_90|sm_90_ptx86` one
-//! configuration) takes 15–25 s once the probe PTX is built (longer if `host::ptx::build_ptx`
+//! configuration) takes 15–25 s once the probe PTX is built (longer if `scoped_atomics_host::ptx::build_ptx`
 //! has to rebuild it for the three configurations), needs the tools of `bash tools/install.sh` (the
 //! pinned nightly, ptxas, nvcc 13.5 with its CCCL headers, cuobjdump, nvdisasm; exit status 2
 //! names a missing one), and writes `target/device-cost/report.md` (with the generated `.cu`,
@@ -54,7 +54,7 @@
 //! `fetch_add`, `compare_exchange`, `swap` (`exchange`) and `fetch_min` on `u32`, `u64`, `f32`,
 //! `i16`, `u16`, `u8` at every valid ordering and block/device/system scope, and
 //! `atomic_thread_fence` at acquire/release/acq_rel/seq_cst — it compares our probe kernel
-//! (`gpu-kernels`, built by `host::ptx::build_ptx`) with a libcu++ kernel of the same name and
+//! (`gpu-kernels`, built by `scoped_atomics_host::ptx::build_ptx`) with a libcu++ kernel of the same name and
 //! signature (`cuda::atomic_ref<T, cuda::thread_scope_…>` in generated CUDA C++, compiled by
 //! `nvcc -ptx`), both assembled by ptxas 13.5 for sm_80 and sm_90 (and sm_90 with our PTX ISA 8.6
 //! build, which has `fence.acquire`/`fence.release`), counting memory-model PTX instructions, all

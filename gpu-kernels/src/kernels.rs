@@ -1,6 +1,6 @@
 //! The example kernels, written once: each body is a plain function over the kernel API of
 //! `scoped_atomics::kernel`, run as PTX (the `extern "ptx-kernel"` entry points in `entry`), on
-//! host threads and under loom (the `host` crate's executor).
+//! host threads and under loom (the `scoped-atomics-host` crate's executor).
 //!
 //! Pointers are kernel arguments: device (or mapped) memory on the GPU, the caller's memory on the
 //! host. Every function is `unsafe` for the same reason as a CUDA kernel launch: the pointers must

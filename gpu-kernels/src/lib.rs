@@ -1,5 +1,5 @@
 //! Kernels written with `scoped-atomics`, compiled to PTX by the nightly + `-Zbuild-std=core`
-//! pipeline of the `host` crate.
+//! pipeline of the `scoped-atomics-host` crate.
 //!
 //! * [`kernels`]: the example kernels (histogram, cross-block message passing, a grid-wide
 //!   barrier, a host↔device ring), each a plain function over `scoped_atomics::kernel`, so the

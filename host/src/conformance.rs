@@ -1,6 +1,6 @@
 //! The PTX conformance check of the probe kernels, end to end: build for a [`Target`], check
 //! every probe's memory-model sequence against [`crate::abi`], assemble with ptxas, and the
-//! snapshot and tables the test and the `host ptx` command print.
+//! snapshot and tables the test and the `scoped-atomics-host ptx` command print.
 
 use crate::abi::{self, AbiTable, Expected, LoopReason, Probe};
 use crate::ptx::{self, Kernel, PtxasReport, Target, Toolchain};

@@ -102,7 +102,7 @@ fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
 /// waits for all of them.
 ///
 /// ```
-/// use host::executor::launch;
+/// use scoped_atomics_host::executor::launch;
 /// use scoped_atomics::kernel::{block_idx, thread_idx, Dim3};
 /// use scoped_atomics::device::{AtomicU32, Ordering};
 ///

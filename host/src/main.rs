@@ -1,25 +1,24 @@
-//! `host`: command-line tools of the host side.
+//! `scoped-atomics-host`: command-line tools of the host side (`cargo host <subcommand>` in the workspace).
 //!
-//! `cargo run -p host --release -- demo` is the project's main job: it installs or finds the
+//! `cargo run -p scoped-atomics-host --release -- demo` is the project's main job: it installs or finds the
 //! tools, builds the kernels to PTX for sm_70, sm_80 and sm_90 (and sm_90 with PTX 8.6), checks
 //! every probe against the Atomics ABI table and assembles everything with ptxas, prints a
 //! summary per example kernel, runs every example kernel on host threads and checks the results,
 //! runs the tiny-grid loom checks, and runs on the GPU if there is one. Exit status 1 if any
 //! step fails.
 //!
-//! `cargo run -p host --release -- ptx [--target sm_70|sm_80|sm_90|sm_90_ptx86|all] [--jobs N]`
+//! `cargo run -p scoped-atomics-host --release -- ptx [--target sm_70|sm_80|sm_90|sm_90_ptx86|all] [--jobs N]`
 //! builds the probe kernels, checks every probe against the PTX Atomics ABI table, assembles them
 //! with ptxas, and prints the results, the CAS-loop counts, registers and instruction counts.
 //! `--jobs` configurations are built at a time (default 2).
 //! Exit status 1 if anything deviates or fails, 2 on bad usage or missing tools.
 
-use host::abi::AbiTable;
-use host::conformance::{self, TargetReport};
-use host::ptx::{Target, Toolchain};
+use scoped_atomics_host::abi::AbiTable;
+use scoped_atomics_host::conformance::{self, TargetReport};
+use scoped_atomics_host::ptx::{Target, Toolchain};
 use std::process::ExitCode;
 
-const USAGE: &str =
-    "usage: host demo | host ptx [--target sm_70|sm_80|sm_90|sm_90_ptx86|all] [--jobs N]";
+const USAGE: &str = "usage: scoped-atomics-host demo | scoped-atomics-host ptx [--target sm_70|sm_80|sm_90|sm_90_ptx86|all] [--jobs N]";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -55,7 +54,7 @@ fn ptx(args: &[String]) -> ExitCode {
     let tc = match Toolchain::discover() {
         Ok(tc) => tc,
         Err(e) => {
-            eprintln!("host ptx: {e}");
+            eprintln!("scoped-atomics-host ptx: {e}");
             return ExitCode::from(2);
         }
     };
@@ -112,10 +111,10 @@ fn ptx(args: &[String]) -> ExitCode {
 }
 
 mod demo {
-    use host::abi::AbiTable;
-    use host::conformance::{self, TargetReport};
-    use host::ptx::{self, Target, Toolchain};
-    use host::{examples, gpu};
+    use scoped_atomics_host::abi::AbiTable;
+    use scoped_atomics_host::conformance::{self, TargetReport};
+    use scoped_atomics_host::ptx::{self, Target, Toolchain};
+    use scoped_atomics_host::{examples, gpu};
     use std::process::{Command, ExitCode};
     use std::time::Instant;
 

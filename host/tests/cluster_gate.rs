@@ -3,7 +3,7 @@
 //! `-C target-cpu=sm_90` alone (rustc sets no `ptx78` there). Skipped without the tools, as the
 //! conformance test is; a failure with `CI=true`.
 
-use host::ptx::{self, Error, Target, Toolchain};
+use scoped_atomics_host::ptx::{self, Error, Target, Toolchain};
 use std::path::Path;
 use std::process::{Command, Output};
 

@@ -1,7 +1,7 @@
 //! The example kernels of `gpu-kernels`, run on host threads by the executor, each checked against
-//! the exact result computed directly (`host::examples`).
+//! the exact result computed directly (`scoped_atomics_host::examples`).
 
-use host::examples;
+use scoped_atomics_host::examples;
 
 #[test]
 fn histogram_counts_every_value_exactly() {

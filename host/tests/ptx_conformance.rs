@@ -1,18 +1,18 @@
 //! PTX conformance: for each of the four build configurations (sm_70, sm_80, sm_90,
 //! sm_90_ptx86), build the probe kernels of `gpu-kernels` with the pinned nightly, check every
 //! probe's memory-model sequence against the PTX Atomics ABI table (`host/abi/ptx-atomics-abi.txt`
-//! realised by the rules of `host::abi`), assemble with ptxas, and compare with the snapshots in
+//! realised by the rules of `scoped_atomics_host::abi`), assemble with ptxas, and compare with the snapshots in
 //! `host/snapshots/<config>.txt`.
 //!
-//! * `UPDATE_SNAPSHOTS=1 cargo test -p host --test ptx_conformance` rewrites the snapshots.
+//! * `UPDATE_SNAPSHOTS=1 cargo test -p scoped-atomics-host --test ptx_conformance` rewrites the snapshots.
 //! * `-- --nocapture` shows the tables on success.
 //! * Without the tools (pinned nightly with rust-src, ptxas): skipped with a loud message on
 //!   stderr; with `CI=true`, a failure.
 //! * `PTX_JOBS=N` builds N configurations at a time (default 2).
 
-use host::abi::{self, AbiTable};
-use host::conformance::{self, TargetReport};
-use host::ptx::{Error, Target, Toolchain};
+use scoped_atomics_host::abi::{self, AbiTable};
+use scoped_atomics_host::conformance::{self, TargetReport};
+use scoped_atomics_host::ptx::{Error, Target, Toolchain};
 use std::io::Write as _;
 use std::time::Instant;
 

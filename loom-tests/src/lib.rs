@@ -32,7 +32,7 @@
 //! | `tests/limits.rs` | one test per limit listed below |
 //! | `tests/sanity.rs` | the first smoke tests of the mirror |
 //! | `tests/primitives.rs` | `Barrier`, `Latch`, `BinarySemaphore` and `wait`/`notify` with 2 threads: phases, completion once per phase, exclusion, happens-before; a block barrier used across blocks is a scope race |
-//! | `tests/kernels.rs` | the example kernels of `gpu-kernels` on tiny grids through the `host` executor's loom launch (the topology comes from the launch); the block-scope twin of message passing is a scope race |
+//! | `tests/kernels.rs` | the example kernels of `gpu-kernels` on tiny grids through the `scoped-atomics-host` executor's loom launch (the topology comes from the launch); the block-scope twin of message passing is a scope race |
 //! | `tests/mirror_regressions.rs` | bugs of the mirror found by this suite, fixed: each must stay fixed |
 //!
 //! Outcome sets: each litmus test returns its outcome from the model's closure; `outcomes`

@@ -1,15 +1,15 @@
-//! The example kernels of `gpu-kernels` on tiny grids under loom, launched by the `host` executor
+//! The example kernels of `gpu-kernels` on tiny grids under loom, launched by the `scoped-atomics-host` executor
 //! (`launch_loom`: the topology comes from the launch), and the buggy twin of message passing,
 //! which the mirror reports.
 
 #![cfg(loom)]
 
 use gpu_kernels::kernels::{self, BINS, Ring};
-use host::executor::launch_loom;
 use loom_tests::model;
 use scoped_atomics::kernel::Dim3;
 use scoped_atomics::model::{Position, set_position, spawn_in};
 use scoped_atomics::{Barrier, Device};
+use scoped_atomics_host::executor::launch_loom;
 
 /// Kernel arguments: raw pointers into memory the model owns, `Send + Sync` as kernel arguments
 /// are (the kernels synchronise every access).
