@@ -119,10 +119,19 @@ mod imp {
     special_register!(block_dim, "ntid");
     special_register!(grid_dim, "nctaid");
 
+    /// `llvm.nvvm.barrier0` (`bar.sync 0`), through `core::arch::nvptx::_syncthreads`.
+    ///
+    /// Not an `asm!`: LLVM does not treat inline assembly as *convergent*, so it may duplicate
+    /// it into both arms of a branch (tail duplication, jump threading, loop unswitching), and
+    /// then lanes of one warp reach different `bar.sync` instructions. `bar.sync` is
+    /// `barrier.sync.aligned`, which requires every thread of the warp to execute the same
+    /// instruction. The intrinsic is declared `convergent`, which forbids exactly those
+    /// transformations.
     #[inline(always)]
     pub fn sync_threads() {
-        // SAFETY: a block-wide barrier; it also orders memory among the block's threads.
-        unsafe { asm!("bar.sync 0;", options(nostack)) }
+        // SAFETY: a block-wide barrier; it also orders memory among the block's threads. Every
+        // thread of the block must reach it (the caller's side of `__syncthreads`).
+        unsafe { core::arch::nvptx::_syncthreads() }
     }
 
     #[inline(always)]
@@ -214,6 +223,15 @@ mod api {
 
     /// Waits until every thread of the block has reached it, and orders the block's memory
     /// accesses across it (`__syncthreads()`, `bar.sync 0`).
+    ///
+    /// On the device it is the convergent intrinsic `llvm.nvvm.barrier0`, so the compiler keeps
+    /// exactly one barrier instruction per call site, however the code around it branches:
+    /// divergent code before and after the call is fine. What stays the caller's duty, as with
+    /// `__syncthreads()`: **every** thread of the block must reach the call. A kernel in which some
+    /// threads return early (`if thread_idx().x >= n { return; }`) and the others then call
+    /// `sync_threads()` waits for threads that never come — undefined behaviour on the device (a
+    /// hang, or a barrier that opens early), and a deadlock in the host executor. Let every thread
+    /// run to the barrier and guard only the work.
     ///
     /// # Panics
     /// On the host, outside a kernel launch.

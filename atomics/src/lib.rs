@@ -47,7 +47,7 @@
 //! 8-bit atomic's word, or make every access to that word atomic.
 
 #![no_std]
-#![cfg_attr(target_arch = "nvptx64", feature(asm_experimental_arch))]
+#![cfg_attr(target_arch = "nvptx64", feature(asm_experimental_arch, stdarch_nvptx))]
 #![warn(missing_docs)]
 
 #[cfg(any(feature = "std", loom, test))]

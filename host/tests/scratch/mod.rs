@@ -1,0 +1,146 @@
+//! Scratch kernel crates for the device-path tests: a tiny `#![no_std]` crate written under
+//! `target/ptx/scratch/<name>`, depending on `atomics/`, built for `nvptx64-nvidia-cuda` with the
+//! pinned nightly through the same flags as the conformance build (`Target::rustflags`), into the
+//! conformance build's target directory so that its `core` is reused. Only the PTX text is read;
+//! nothing is assembled unless a test asks.
+//!
+//! Skipped without the tools (a message on stderr); with `CI=true`, a failure.
+
+#![allow(dead_code)] // each test file uses a part
+
+use scoped_atomics_host::ptx::{self, Error, Kernel, Target, Toolchain};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// The tools, or `None` (test skipped) when they are missing outside CI.
+pub fn toolchain(test: &str) -> Option<Toolchain> {
+    match Toolchain::discover() {
+        Ok(tc) => Some(tc),
+        Err(Error::Missing(why)) if std::env::var("CI").is_ok_and(|v| v == "true") => {
+            panic!("{test}: {why}; with CI=true the tools must be installed")
+        }
+        Err(Error::Missing(why)) => {
+            eprintln!("SKIPPED {test}: {why} (run bash tools/install.sh)");
+            None
+        }
+        Err(e) => panic!("{test}: {e}"),
+    }
+}
+
+/// A scratch crate `name` with `lib_rs`; `dependency` is the `scoped-atomics` dependency's
+/// extra keys (e.g. `default-features = false`).
+pub fn crate_dir(tc: &Toolchain, name: &str, dependency: &str, lib_rs: &str) -> PathBuf {
+    let dir = tc.root.join("target/ptx/scratch").join(name);
+    std::fs::create_dir_all(dir.join("src")).unwrap();
+    let manifest = format!(
+        "[package]\nname = {name:?}\nversion = \"0.0.0\"\nedition = \"2024\"\n\n\
+         [lib]\ncrate-type = [\"rlib\"]\n\n[dependencies]\nscoped-atomics = {{ path = {:?}{dependency} }}\n\n\
+         [workspace]\n",
+        tc.root.join("atomics")
+    );
+    write_if_changed(&dir.join("Cargo.toml"), &manifest);
+    write_if_changed(&dir.join("src/lib.rs"), lib_rs);
+    dir
+}
+
+fn write_if_changed(path: &Path, text: &str) {
+    if std::fs::read_to_string(path).ok().as_deref() != Some(text) {
+        std::fs::write(path, text).unwrap();
+    }
+}
+
+/// `cargo rustc` of the crate at `dir` for `target` with `rustflags`, `after` passed after `--`
+/// (besides `--emit=asm=<ptx>`); returns cargo's output and the PTX path.
+pub fn build_with(
+    tc: &Toolchain,
+    dir: &Path,
+    target: Target,
+    rustflags: &str,
+    after: &[&str],
+) -> (Output, PathBuf) {
+    let ptx = dir.join(format!("{}.ptx", target.name()));
+    let output = cargo_rustc(tc, dir, target, rustflags, after, &ptx);
+    if output.status.success() && !ptx.is_file() {
+        // Cargo found the build fresh, but the PTX is gone: touch the source so that rustc runs.
+        let lib = dir.join("src/lib.rs");
+        std::fs::write(&lib, std::fs::read(&lib).unwrap()).unwrap();
+        return (cargo_rustc(tc, dir, target, rustflags, after, &ptx), ptx);
+    }
+    (output, ptx)
+}
+
+fn cargo_rustc(
+    tc: &Toolchain,
+    dir: &Path,
+    target: Target,
+    rustflags: &str,
+    after: &[&str],
+    ptx: &Path,
+) -> Output {
+    let mut cmd = Command::new(&tc.cargo);
+    ptx::clean_env(&mut cmd);
+    cmd.current_dir(dir)
+        .env("RUSTFLAGS", rustflags)
+        .arg(format!("+{}", tc.nightly))
+        .args([
+            "rustc",
+            "-Zbuild-std=core",
+            "--target",
+            "nvptx64-nvidia-cuda",
+            "--release",
+        ])
+        .arg("--target-dir")
+        .arg(tc.target_dir(target))
+        .args(["--config", "profile.release.codegen-units=1", "--"])
+        .args(after)
+        .arg(format!("--emit=asm={}", ptx.display()));
+    cmd.output().expect("running cargo")
+}
+
+/// Builds with the conformance flags and returns the kernels of the PTX; panics with cargo's
+/// stderr if the build fails.
+pub fn kernels(tc: &Toolchain, dir: &Path, target: Target) -> Vec<Kernel> {
+    let (out, ptx) = build_with(tc, dir, target, &target.rustflags(), &[]);
+    assert!(
+        out.status.success(),
+        "building {} for {target} failed:\n{}",
+        dir.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    ptx::parse_kernels(&std::fs::read_to_string(ptx).unwrap())
+}
+
+/// The kernel (or function) `name`.
+pub fn kernel<'a>(kernels: &'a [Kernel], name: &str) -> &'a Kernel {
+    kernels
+        .iter()
+        .find(|k| k.name == name)
+        .unwrap_or_else(|| panic!("no kernel {name} in the PTX"))
+}
+
+/// The mnemonics of `kernel`'s instructions.
+pub fn mnemonics(kernel: &Kernel) -> Vec<String> {
+    ptx::instructions(kernel)
+        .into_iter()
+        .filter_map(|i| match i {
+            ptx::Item::Instr(i) => Some(i.mnemonic),
+            ptx::Item::Label(_) => None,
+        })
+        .collect()
+}
+
+/// The instructions of `kernel` as text (`mnemonic operands`).
+pub fn instructions(kernel: &Kernel) -> Vec<String> {
+    ptx::instructions(kernel)
+        .into_iter()
+        .filter_map(|i| match i {
+            ptx::Item::Instr(i) => Some(i.to_string()),
+            ptx::Item::Label(_) => None,
+        })
+        .collect()
+}
+
+/// The header every scratch crate starts with: `no_std`, the PTX ABI, a trapping panic handler.
+pub const PRELUDE: &str = "#![no_std]\n#![feature(abi_ptx, asm_experimental_arch)]\n\
+#[panic_handler]\nfn panic(_: &core::panic::PanicInfo) -> ! {\n    \
+// SAFETY: `trap` aborts the kernel.\n    unsafe { core::arch::asm!(\"trap;\", options(noreturn)) }\n}\n";
