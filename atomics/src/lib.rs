@@ -50,7 +50,9 @@
 #![cfg_attr(target_arch = "nvptx64", feature(asm_experimental_arch, stdarch_nvptx))]
 #![warn(missing_docs)]
 
-#[cfg(any(feature = "std", loom, test))]
+// `std` does not exist on the device: there the feature means nothing (the device waits poll with
+// `nanosleep`), so that a device crate builds with the default features.
+#[cfg(all(any(feature = "std", loom, test), not(target_arch = "nvptx64")))]
 extern crate std;
 
 mod atomic;

@@ -189,7 +189,7 @@ impl fmt::Display for Position {
 #[cfg(loom)]
 pub use crate::imp::topology::{current_position, set_position, spawn_in};
 
-#[cfg(all(not(loom), feature = "std"))]
+#[cfg(all(not(loom), feature = "std", not(target_arch = "nvptx64")))]
 mod plain {
     use super::Position;
     use std::cell::Cell;
@@ -239,5 +239,5 @@ mod plain {
     }
 }
 
-#[cfg(all(not(loom), feature = "std"))]
+#[cfg(all(not(loom), feature = "std", not(target_arch = "nvptx64")))]
 pub use plain::{current_position, set_position, spawn_in};

@@ -49,22 +49,26 @@ fn write_if_changed(path: &Path, text: &str) {
     }
 }
 
-/// `cargo rustc` of the crate at `dir` for `target` with `rustflags`, `after` passed after `--`
-/// (besides `--emit=asm=<ptx>`); returns cargo's output and the PTX path.
+/// `cargo rustc` of the crate at `dir` into `target_dir` with `rustflags`, `after` passed after
+/// `--` (besides `--emit=asm=<ptx>`); returns cargo's output and the PTX path.
 pub fn build_with(
     tc: &Toolchain,
     dir: &Path,
-    target: Target,
+    target_dir: &Path,
     rustflags: &str,
     after: &[&str],
 ) -> (Output, PathBuf) {
-    let ptx = dir.join(format!("{}.ptx", target.name()));
-    let output = cargo_rustc(tc, dir, target, rustflags, after, &ptx);
+    let name = target_dir.file_name().unwrap().to_string_lossy();
+    let ptx = dir.join(format!("{name}.ptx"));
+    let output = cargo_rustc(tc, dir, target_dir, rustflags, after, &ptx);
     if output.status.success() && !ptx.is_file() {
         // Cargo found the build fresh, but the PTX is gone: touch the source so that rustc runs.
         let lib = dir.join("src/lib.rs");
         std::fs::write(&lib, std::fs::read(&lib).unwrap()).unwrap();
-        return (cargo_rustc(tc, dir, target, rustflags, after, &ptx), ptx);
+        return (
+            cargo_rustc(tc, dir, target_dir, rustflags, after, &ptx),
+            ptx,
+        );
     }
     (output, ptx)
 }
@@ -72,7 +76,7 @@ pub fn build_with(
 fn cargo_rustc(
     tc: &Toolchain,
     dir: &Path,
-    target: Target,
+    target_dir: &Path,
     rustflags: &str,
     after: &[&str],
     ptx: &Path,
@@ -90,7 +94,7 @@ fn cargo_rustc(
             "--release",
         ])
         .arg("--target-dir")
-        .arg(tc.target_dir(target))
+        .arg(target_dir)
         .args(["--config", "profile.release.codegen-units=1", "--"])
         .args(after)
         .arg(format!("--emit=asm={}", ptx.display()));
@@ -100,7 +104,7 @@ fn cargo_rustc(
 /// Builds with the conformance flags and returns the kernels of the PTX; panics with cargo's
 /// stderr if the build fails.
 pub fn kernels(tc: &Toolchain, dir: &Path, target: Target) -> Vec<Kernel> {
-    let (out, ptx) = build_with(tc, dir, target, &target.rustflags(), &[]);
+    let (out, ptx) = build_with(tc, dir, &tc.target_dir(target), &target.rustflags(), &[]);
     assert!(
         out.status.success(),
         "building {} for {target} failed:\n{}",
