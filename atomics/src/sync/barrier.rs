@@ -42,15 +42,15 @@ use core::fmt;
 use core::sync::atomic::Ordering::{AcqRel, Acquire, Relaxed, Release};
 
 /// Bit 31: set between phases; an excess arrival clears it instead of borrowing from the phase.
-const GUARD: u64 = 1 << 31;
+pub(super) const GUARD: u64 = 1 << 31;
 /// The low 32 bits: guard and count.
-const LOW: u64 = u32::MAX as u64;
+pub(super) const LOW: u64 = u32::MAX as u64;
 /// The largest expected count: what fits under the guard bit.
 const MAX: u32 = (1 << 31) - 1;
 
 /// The state word of a phase with `missing` arrivals to go.
 #[inline(always)]
-const fn word(phase: u32, missing: u32) -> u64 {
+pub(super) const fn word(phase: u32, missing: u32) -> u64 {
     ((phase as u64) << 32) | GUARD | missing as u64
 }
 
@@ -95,7 +95,7 @@ const fn word(phase: u32, missing: u32) -> u64 {
 /// ```
 pub struct Barrier<S: Scope = System, F = fn()> {
     /// Phase, guard bit and missing arrivals; see the module documentation.
-    state: Atomic<u64, S>,
+    pub(super) state: Atomic<u64, S>,
     /// The expected count of the phases to come: `expected` less the `arrive_and_drop`s so far.
     expected: Atomic<u32, S>,
     /// Run by the last arriver of each phase, before the next phase starts.

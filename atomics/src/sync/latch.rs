@@ -47,7 +47,7 @@ const MAX: u32 = i32::MAX as u32;
 /// ```
 pub struct Latch<S: Scope = System> {
     /// The count, as an `i32`; see the module documentation.
-    count: Atomic<u32, S>,
+    pub(super) count: Atomic<u32, S>,
 }
 
 impl<S: Scope> Latch<S> {

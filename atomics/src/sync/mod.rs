@@ -59,7 +59,10 @@
 //!   the waiter watches. A waiter registers in its bucket and re-checks its condition under the
 //!   bucket's lock before it sleeps; a notifier (every arrival, count-down, release and `notify_*`)
 //!   issues a `SeqCst` fence after its modification and takes the bucket's lock to wake the bucket
-//!   if anybody is registered there, so no wake-up is lost. Waiters of other addresses in the same
+//!   if anybody is registered there, so no wake-up is lost. A parked waiter also re-checks on
+//!   its own, after sleeps of 50 µs doubling up to 1 ms: the other side of a `System`-scope
+//!   primitive may be a GPU thread, which cannot wake a host thread, so a host wait returns at
+//!   most about 1 ms after a device thread released it. Waiters of other addresses in the same
 //!   bucket wake too, re-check, and sleep again; for the same reason `notify_one` wakes every
 //!   waiter of the bucket (C++ allows spurious wake-ups).
 //! * **Host without `std`**: waiters spin, with exponential `spin_loop` back-off (1 to 64 hints
@@ -108,6 +111,8 @@ mod barrier;
 mod latch;
 mod mbarrier;
 mod message;
+#[cfg(all(test, feature = "std", not(loom)))]
+mod remote_wake_tests;
 mod semaphore;
 pub(crate) mod wait;
 

@@ -43,7 +43,7 @@ use core::time::Duration;
 /// });
 /// ```
 pub struct CountingSemaphore<S: Scope = System, const MAX: u32 = { u32::MAX }> {
-    count: Atomic<u32, S>,
+    pub(super) count: Atomic<u32, S>,
 }
 
 /// A semaphore with a count of 0 or 1: `cuda::binary_semaphore<S>`.

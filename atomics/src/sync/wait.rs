@@ -223,6 +223,16 @@ mod backend {
     //! or after the waiter sleeps, and its `notify_all` wakes it. The count lets a notifier skip
     //! the lock when nobody waits: a release, arrival or count-down then costs one fence and one load.
     //!
+    //! # Waking without a notifier
+    //! A parked waiter also wakes on its own: its sleeps are [`PARK_MIN`] (50 µs), doubling up to
+    //! [`PARK_MAX`] (1 ms), and it re-checks after each. The other side of a `System`-scope
+    //! primitive may be a GPU thread, whose wake-up does nothing (it cannot signal a host
+    //! condition variable), or any writer that does not notify (another process, a plain store
+    //! through a mapping): the waiter then still sees the change, at most about 1 ms (or twice the
+    //! time already parked, if less) after it happened. A notifier on the host still wakes it at
+    //! once. The bound holds for every host wait — the parking table knows addresses, not scopes —
+    //! and costs a parked thread about a thousand short wake-ups a second.
+    //!
     //! # Spinning first
     //! Before parking, a waiter checks [`SPIN_ROUNDS`] times with 1, 2, 4, … `spin_loop` hints in
     //! between (127 hints), then [`YIELDS`] times with `thread::yield_now` in between; a wait shorter
@@ -240,6 +250,10 @@ mod backend {
     pub(crate) const SPIN_ROUNDS: u32 = 7;
     /// Rounds of `thread::yield_now` before parking.
     pub(crate) const YIELDS: u32 = 3;
+    /// The first parked sleep before a re-check without a wake-up.
+    pub(crate) const PARK_MIN: Duration = Duration::from_micros(50);
+    /// The longest parked sleep before a re-check without a wake-up.
+    pub(crate) const PARK_MAX: Duration = Duration::from_millis(1);
 
     // One cache line per bucket, so that waiters on different buckets do not contend.
     #[repr(align(64))]
@@ -301,7 +315,8 @@ mod backend {
         }
     }
 
-    /// Steps 1–6 of the protocol; `false` if `deadline` passed first.
+    /// Steps 1–6 of the protocol; `false` if `deadline` passed first. Every sleep is bounded
+    /// (see "Waking without a notifier"): at most [`PARK_MAX`], or the time left to `deadline`.
     #[cold]
     fn park(key: usize, cond: &mut dyn FnMut() -> bool, deadline: Option<Instant>) -> bool {
         let bucket = bucket(key);
@@ -309,27 +324,25 @@ mod backend {
         bucket.waiters.fetch_add(1, Ordering::Relaxed);
         let _registered = Registered(bucket);
         fence(Ordering::SeqCst);
+        let mut slice = PARK_MIN;
         loop {
             if cond() {
                 return true;
             }
-            guard = match deadline {
-                None => bucket
-                    .condvar
-                    .wait(guard)
-                    .unwrap_or_else(PoisonError::into_inner),
-                Some(deadline) => {
-                    let now = Instant::now();
-                    if now >= deadline {
-                        return false;
-                    }
-                    bucket
-                        .condvar
-                        .wait_timeout(guard, deadline - now)
-                        .unwrap_or_else(PoisonError::into_inner)
-                        .0
+            let mut sleep = slice;
+            if let Some(deadline) = deadline {
+                let now = Instant::now();
+                if now >= deadline {
+                    return false;
                 }
-            };
+                sleep = sleep.min(deadline - now);
+            }
+            guard = bucket
+                .condvar
+                .wait_timeout(guard, sleep)
+                .unwrap_or_else(PoisonError::into_inner)
+                .0;
+            slice = (slice * 2).min(PARK_MAX);
         }
     }
 
