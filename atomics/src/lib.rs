@@ -73,7 +73,7 @@ pub use atomic_ref::AtomicRef;
 pub use core::sync::atomic::Ordering;
 pub use fence::{compiler_fence, fence};
 pub use primitive::AtomicPrimitive;
-pub use scope::{Block, Cluster, Device, Scope, ScopeKind, System, Thread};
+pub use scope::{Block, Cluster, CompletionScope, Device, Scope, ScopeKind, System, Thread};
 pub use scoped::{
     AtomicBool, AtomicF32, AtomicF64, AtomicI8, AtomicI16, AtomicI32, AtomicI64, AtomicIsize,
     AtomicPtr, AtomicU8, AtomicU16, AtomicU32, AtomicU64, AtomicUsize, block, cluster, device,

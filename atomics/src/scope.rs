@@ -110,6 +110,27 @@ pub trait Scope:
     const PTX: &'static str = Self::KIND.ptx();
 }
 
+/// The scopes whose barriers may carry a completion function
+/// ([`Barrier::with_completion`](crate::Barrier::with_completion)): [`Thread`], [`Block`],
+/// [`Cluster`] and [`Device`], whose threads all run on one processor. Not [`System`]: a
+/// `Barrier<System>` is shared by host and device threads, and a completion is code of one of
+/// them. Sealed.
+///
+/// ```
+/// use scoped_atomics::{Barrier, Block, CompletionScope};
+/// fn counting_barrier<S: CompletionScope>(n: u32) -> Barrier<S, impl FnMut()> {
+///     let mut phases = 0u32;
+///     Barrier::with_completion(n, move || phases += 1)
+/// }
+/// counting_barrier::<Block>(1).arrive_and_wait();
+/// ```
+pub trait CompletionScope: Scope {}
+
+impl CompletionScope for Thread {}
+impl CompletionScope for Block {}
+impl CompletionScope for Cluster {}
+impl CompletionScope for Device {}
+
 macro_rules! scope_types {
     ($($(#[$doc:meta])* $name:ident,)*) => {$(
         $(#[$doc])*

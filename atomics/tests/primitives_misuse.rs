@@ -51,7 +51,7 @@ fn barrier_new_above_max() {
     );
     assert_panics(
         "Barrier::new: the expected count 4294967295 is above Barrier::max() = 2147483647",
-        || drop(Barrier::<System, _>::with_completion(u32::MAX, || {})),
+        || drop(Barrier::<Block, _>::with_completion(u32::MAX, || {})),
     );
     // max() itself is fine.
     drop(Barrier::<System>::new(MAX));
@@ -118,6 +118,40 @@ fn barrier_excess_arrival_does_not_release_waiters() {
     assert!(format!("{barrier:?}").starts_with("Barrier { phase: 0,"));
     // The token's phase has not ended: waiting would block. (Not waited on here.)
     drop(token);
+}
+
+/// Issue 10, bug 4: a token two phases old whose arrival did not complete its phase is outside
+/// the contract the hardware `mbarrier` can keep (`mbarrier.test_wait` knows the current and the
+/// preceding phase only), so the generic barrier reports it rather than return.
+#[test]
+fn barrier_wait_on_a_stale_token() {
+    assert_panics(
+        "Barrier::wait: the token is of phase 0, but the barrier is in phase 2; a token may be \
+         waited on only in its own phase or the next, unless its arrival completed its phase",
+        || {
+            let barrier = Barrier::<Block>::new(2);
+            let stale = barrier.arrive(); // phase 0, not its last arrival
+            let _ = barrier.arrive(); // completes phase 0
+            let _ = barrier.arrive_n(2); // completes phase 1
+            barrier.wait(stale);
+        },
+    );
+}
+
+/// The tokens the contract allows return at once: the arrival that completed its phase (however
+/// old), and a token of the preceding phase.
+#[test]
+fn barrier_wait_on_tokens_within_the_contract_returns() {
+    let one = Barrier::<Block>::new(1);
+    let t0 = one.arrive(); // completes phase 0
+    let t1 = one.arrive(); // completes phase 1
+    one.wait(t0); // two phases old, but its own arrival completed it
+    one.wait(t1);
+
+    let two = Barrier::<Device>::new(2);
+    let previous = two.arrive(); // phase 0
+    let _ = two.arrive(); // completes phase 0: `previous` is of the preceding phase now
+    two.wait(previous);
 }
 
 #[test]

@@ -36,7 +36,7 @@
 use super::mbarrier;
 use super::message::Message;
 use super::wait::{key, wait_until, wake_all};
-use crate::{Atomic, Scope, System};
+use crate::{Atomic, CompletionScope, Scope, System};
 use core::cell::UnsafeCell;
 use core::fmt;
 use core::sync::atomic::Ordering::{AcqRel, Acquire, Relaxed, Release};
@@ -47,6 +47,9 @@ pub(super) const GUARD: u64 = 1 << 31;
 pub(super) const LOW: u64 = u32::MAX as u64;
 /// The largest expected count: what fits under the guard bit.
 const MAX: u32 = (1 << 31) - 1;
+/// Set in `expected` when the state word is a hardware `mbarrier` object (see `mbarrier.rs`);
+/// never set elsewhere, since an expected count is at most [`MAX`].
+pub(super) const MBARRIER: u32 = 1 << 31;
 
 /// The state word of a phase with `missing` arrivals to go.
 #[inline(always)]
@@ -93,13 +96,56 @@ pub(super) const fn word(phase: u32, missing: u32) -> u64 {
 ///     }
 /// });
 /// ```
-pub struct Barrier<S: Scope = System, F = fn()> {
+#[repr(C)]
+pub struct Barrier<S: Scope = System, F = NoCompletion> {
     /// Phase, guard bit and missing arrivals; see the module documentation.
     pub(super) state: Atomic<u64, S>,
     /// The expected count of the phases to come: `expected` less the `arrive_and_drop`s so far.
     expected: Atomic<u32, S>,
-    /// Run by the last arriver of each phase, before the next phase starts.
+    /// Run by the last arriver of each phase, before the next phase starts; [`NoCompletion`]
+    /// (zero-sized, nothing called) unless made by [`Barrier::with_completion`].
     completion: UnsafeCell<F>,
+}
+
+/// The completion of a [`Barrier`] without one (the default): zero-sized, and an arrival calls
+/// nothing — no function pointer is stored, so a barrier built on the host works on the device
+/// and the other way round.
+///
+/// ```
+/// use scoped_atomics::{Barrier, Device, sync::NoCompletion};
+/// let barrier: Barrier<Device, NoCompletion> = Barrier::new(1);
+/// assert_eq!(size_of::<Barrier<Device>>(), 16); // the state word and the expected count
+/// barrier.arrive_and_wait();
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct NoCompletion;
+
+/// What the last arrival of a barrier's phase runs: [`NoCompletion`] (nothing), or any
+/// `FnMut()` given to [`Barrier::with_completion`].
+///
+/// ```
+/// use scoped_atomics::sync::{BarrierCompletion, NoCompletion};
+/// fn runs<F: BarrierCompletion>(mut f: F) { f.complete() }
+/// runs(NoCompletion);
+/// let mut n = 0;
+/// runs(|| n += 1);
+/// assert_eq!(n, 1);
+/// ```
+pub trait BarrierCompletion {
+    /// Runs the completion once.
+    fn complete(&mut self);
+}
+
+impl BarrierCompletion for NoCompletion {
+    #[inline(always)]
+    fn complete(&mut self) {}
+}
+
+impl<F: FnMut()> BarrierCompletion for F {
+    #[inline(always)]
+    fn complete(&mut self) {
+        self()
+    }
 }
 
 // SAFETY: the only access to `completion` through `&Barrier` is the call in `complete_phase`, made
@@ -124,6 +170,8 @@ unsafe impl<S: Scope, F: Send> Sync for Barrier<S, F> {}
 pub struct ArrivalToken {
     /// The phase (generic barrier), or the `mbarrier` state token (hardware barrier).
     token: u64,
+    /// Whether this arrival was the last of its phase (so the phase has ended already).
+    completed: bool,
 }
 
 impl<S: Scope> Barrier<S> {
@@ -142,21 +190,61 @@ impl<S: Scope> Barrier<S> {
         #[track_caller]
         #[must_use]
         pub const fn new(expected: u32) -> Self {
-            fn nothing() {}
-            Self::with_completion(expected, nothing as fn())
+            Self::build(expected, NoCompletion)
         }
     }
 }
 
-impl<S: Scope, F: FnMut()> Barrier<S, F> {
+impl<S: Scope, F> Barrier<S, F> {
+    crate::atomic::const_unless_loom! {
+        #[track_caller]
+        const fn build(expected: u32, completion: F) -> Self {
+            if expected == 0 {
+                Message::new()
+                    .text("Barrier::new: the expected count is 0; a barrier needs at least 1 arrival per phase")
+                    .panic()
+            }
+            if expected > MAX {
+                Message::new()
+                    .text("Barrier::new: the expected count ")
+                    .num(expected as u64)
+                    .text(" is above Barrier::max() = ")
+                    .num(MAX as u64)
+                    .panic()
+            }
+            Self {
+                state: Atomic::<u64, S>::new(word(0, expected)),
+                expected: Atomic::<u32, S>::new(expected),
+                completion: UnsafeCell::new(completion),
+            }
+        }
+    }
+}
+
+impl<S: CompletionScope, F: FnMut()> Barrier<S, F> {
     crate::atomic::const_unless_loom! {
         /// A barrier whose phases each wait for `expected` arrivals; the last arrival of each phase
         /// runs `completion` once, after every arrival of the phase and before any waiter of the
         /// phase returns.
         ///
-        /// The completion runs on the thread of the last arrival, within its `arrive`. It must not
-        /// use the barrier itself, and should not panic: the phase would not end, and its waiters
-        /// would wait forever.
+        /// The completion runs on the thread of the last arrival, within its `arrive`: on the
+        /// device if that thread is a GPU thread. It must not use the barrier itself, and should
+        /// not panic: the phase would not end, and its waiters would wait forever.
+        ///
+        /// # Where a completion can be
+        /// Only scopes whose threads all run on one processor take a completion
+        /// ([`CompletionScope`]: `Thread`, `Block`, `Cluster`, `Device`); a `Barrier<System>`,
+        /// which host and device threads share, cannot carry one — the completion's code would run
+        /// on whichever processor arrives last. For a barrier built on one processor and used on
+        /// the other (a `Barrier<Device>` built on the host and passed to a kernel), use
+        /// [`Barrier::new`] (no completion, nothing called); a completion's code pointer (an `fn()`
+        /// or a `dyn FnMut`) is an address of the processor that built it.
+        ///
+        /// ```compile_fail
+        /// use scoped_atomics::{Barrier, System};
+        /// // error: `System` is not a `CompletionScope`
+        /// let barrier = Barrier::<System, _>::with_completion(2, || {});
+        /// ```
         ///
         /// # Panics
         /// If `expected` is 0 or above [`max()`](Self::max), with a message that gives the numbers.
@@ -184,27 +272,12 @@ impl<S: Scope, F: FnMut()> Barrier<S, F> {
         #[track_caller]
         #[must_use]
         pub const fn with_completion(expected: u32, completion: F) -> Self {
-            if expected == 0 {
-                Message::new()
-                    .text("Barrier::new: the expected count is 0; a barrier needs at least 1 arrival per phase")
-                    .panic()
-            }
-            if expected > MAX {
-                Message::new()
-                    .text("Barrier::new: the expected count ")
-                    .num(expected as u64)
-                    .text(" is above Barrier::max() = ")
-                    .num(MAX as u64)
-                    .panic()
-            }
-            Self {
-                state: Atomic::<u64, S>::new(word(0, expected)),
-                expected: Atomic::<u32, S>::new(expected),
-                completion: UnsafeCell::new(completion),
-            }
+            Self::build(expected, completion)
         }
     }
+}
 
+impl<S: Scope, F: BarrierCompletion> Barrier<S, F> {
     /// The largest expected count a barrier can have: 2³¹ − 1.
     ///
     /// ```
@@ -265,10 +338,20 @@ impl<S: Scope, F: FnMut()> Barrier<S, F> {
         }
         #[cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]
         if let Some(object) = self.mbarrier() {
-            // SAFETY: `mbarrier()` found an initialised `mbarrier` in block-shared memory.
-            return ArrivalToken {
-                token: unsafe { mbarrier::arrive_n(object, n) },
-            };
+            if n > mbarrier::MAX {
+                // Above the hardware's arrival count: undefined there, and necessarily more than
+                // the (at most 2^20 - 1) expected arrivals.
+                Message::new()
+                    .text("Barrier::arrive_n: a hardware barrier (mbarrier) takes at most 2^20 - 1 = ")
+                    .num(mbarrier::MAX as u64)
+                    .text(" arrivals at once, not ")
+                    .num(n as u64)
+                    .panic()
+            }
+            // SAFETY: `mbarrier()` found an initialised `mbarrier` in block-shared memory, and
+            // `1 <= n <= mbarrier::MAX`.
+            let (token, completed) = unsafe { mbarrier::arrive_n(object, n) };
+            return ArrivalToken { token, completed };
         }
         let old = self.state.fetch_sub(n as u64, AcqRel);
         let low = old & LOW;
@@ -288,11 +371,13 @@ impl<S: Scope, F: FnMut()> Barrier<S, F> {
                 .text(")")
                 .panic()
         }
-        if low == GUARD + n as u64 {
+        let completed = low == GUARD + n as u64;
+        if completed {
             self.complete_phase(phase);
         }
         ArrivalToken {
             token: phase as u64,
+            completed,
         }
     }
 
@@ -302,16 +387,30 @@ impl<S: Scope, F: FnMut()> Barrier<S, F> {
         // SAFETY: this thread's arrival took the count of `phase` to 0, so no other thread is in
         // `complete_phase` for `phase`, and the one of `phase - 1` happened before (see the `Sync`
         // impl). No reference to the completion outlives this call.
-        unsafe { (*self.completion.get())() };
+        unsafe { (*self.completion.get()).complete() };
         let expected = self.expected.load(Relaxed);
         self.state
             .store(word(phase.wrapping_add(1), expected), Release);
         wake_all(key(&self.state));
     }
 
-    /// Waits until the phase of `token` has ended; returns at once if it already has (also for a
-    /// token of any older phase). Everything other threads did before their arrivals in that phase,
-    /// and the phase's completion, happens before `wait` returns.
+    /// Waits until the phase of `token` has ended; returns at once if it already has. Everything
+    /// other threads did before their arrivals in that phase, and the phase's completion, happens
+    /// before `wait` returns.
+    ///
+    /// # Which tokens
+    /// As with C++'s `std::barrier::wait`, the token must be of the current phase or of the one
+    /// just before it — which a thread that waits before it arrives again always satisfies — or
+    /// come from the arrival that completed its phase (then `wait` returns at once, however many
+    /// phases have passed since: with `Barrier::new(1)`, `let t0 = b.arrive(); let t1 =
+    /// b.arrive(); b.wait(t0)` returns). The hardware `mbarrier` can only tell those phases apart
+    /// (`mbarrier.test_wait`), so this is the contract of every barrier. A token that is two or
+    /// more phases old and did not complete its phase is a misuse: the generic barrier panics
+    /// (traps on the device), the hardware barrier's behaviour is undefined.
+    ///
+    /// # Panics
+    /// For a token two or more phases old that did not complete its phase (generic barrier),
+    /// with the phases in the message.
     ///
     /// ```
     /// use scoped_atomics::{Barrier, Device, Ordering, device::AtomicU32};
@@ -328,7 +427,11 @@ impl<S: Scope, F: FnMut()> Barrier<S, F> {
     /// });
     /// ```
     #[inline]
+    #[track_caller]
     pub fn wait(&self, token: ArrivalToken) {
+        if token.completed {
+            return;
+        }
         #[cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]
         if let Some(object) = self.mbarrier() {
             // SAFETY: as in `arrive_n`.
@@ -336,9 +439,15 @@ impl<S: Scope, F: FnMut()> Barrier<S, F> {
                 mbarrier::test_wait(object, token.token)
             });
         }
+        let phase = token.token as u32;
+        let mut now = phase;
         wait_until(key(&self.state), || {
-            (self.state.load(Acquire) >> 32) as u32 != token.token as u32
+            now = (self.state.load(Acquire) >> 32) as u32;
+            now != phase
         });
+        if now.wrapping_sub(phase) > 1 {
+            stale_token(phase, now)
+        }
     }
 
     /// Arrives and waits for the end of the phase: `wait(arrive())`.
@@ -398,13 +507,26 @@ impl<S: Scope, F: FnMut()> Barrier<S, F> {
     }
 }
 
-impl<S: Scope, F: FnMut()> Barrier<S, F> {
+/// The misuse `wait` reports: a token `phase` waited on in phase `now`.
+#[cold]
+#[track_caller]
+fn stale_token(phase: u32, now: u32) -> ! {
+    Message::new()
+        .text("Barrier::wait: the token is of phase ")
+        .num(phase as u64)
+        .text(", but the barrier is in phase ")
+        .num(now as u64)
+        .text("; a token may be waited on only in its own phase or the next, unless its arrival completed its phase")
+        .panic()
+}
+
+impl<S: Scope, F: BarrierCompletion> Barrier<S, F> {
     /// The `mbarrier` object of a block barrier made by `init_in_place` in shared memory.
     #[cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]
     #[inline(always)]
     fn mbarrier(&self) -> Option<*const u64> {
         let hardware = matches!(S::KIND, crate::ScopeKind::Block)
-            && self.expected.load(Relaxed) & mbarrier::MBARRIER != 0;
+            && self.expected.load(Relaxed) & MBARRIER != 0;
         hardware.then(|| self.state.as_ptr().cast_const())
     }
 }
@@ -416,9 +538,19 @@ impl Barrier<crate::Block> {
     /// `mbarrier.test_wait`): no completion function, at most 2²⁰ − 1 expected arrivals, and an
     /// excess arrival is not detected. Elsewhere it is [`Barrier::new`] written in place.
     ///
+    /// # Lifetime of a hardware barrier
+    /// From `mbarrier.init` on, the barrier's state word is an `mbarrier` object, which only
+    /// `mbarrier` instructions may touch: this function never writes it with plain stores, and
+    /// `Debug` does not read it. Before its memory is initialised again or reused for anything
+    /// else (the next use of a shared array, a second `init_in_place`), end its life with
+    /// [`invalidate_in_place`](Self::invalidate_in_place), after a `sync_threads` that orders
+    /// every thread's last use of it before that.
+    ///
     /// # Safety
     /// `place` is valid for writes and aligned, and no thread uses it until the initialisation
     /// is ordered before its use (by `sync_threads`, or by the initialising thread itself).
+    /// `place` does not hold a live barrier: a barrier initialised there before must have been
+    /// ended with [`invalidate_in_place`](Self::invalidate_in_place).
     ///
     /// # Panics
     /// If `expected` is 0, above [`max()`](Self::max), or, for the hardware barrier, above
@@ -446,24 +578,62 @@ impl Barrier<crate::Block> {
                     .num(expected as u64)
                     .panic()
             }
-            barrier
-                .expected
-                .store(expected | mbarrier::MBARRIER, Relaxed);
-            // SAFETY: the caller's contract.
-            unsafe { place.write(barrier) };
-            // SAFETY: the state word is 8-aligned shared memory nobody uses before the caller's
-            // `sync_threads`.
-            unsafe { mbarrier::init((*place).state.as_ptr(), expected) };
+            // Only the expected count (not part of the `mbarrier` object) is written with a
+            // plain store; the state word is written by `mbarrier.init` alone. The completion is
+            // zero-sized: nothing to write.
+            // SAFETY: the caller's contract: `place` is valid for writes and nobody uses it yet.
+            unsafe {
+                (&raw mut (*place).expected)
+                    .write(Atomic::<u32, crate::Block>::new(expected | MBARRIER));
+                // `Atomic<u64, _>` has the layout of a `u64` (`layout.rs`), 8-aligned in `place`.
+                mbarrier::init((&raw mut (*place).state).cast::<u64>(), expected);
+            }
             return;
         }
         // SAFETY: the caller's contract.
         unsafe { place.write(barrier) };
     }
+
+    /// Ends the life of a block barrier made by [`init_in_place`](Self::init_in_place), so that
+    /// its memory can be initialised again or used for anything else: `mbarrier.inval` for the
+    /// hardware barrier, nothing for the generic one (plain memory). One thread calls it, after a
+    /// `sync_threads` that follows every thread's last use of the barrier, and a `sync_threads`
+    /// follows it before the memory is used again by other threads.
+    ///
+    /// # Safety
+    /// `place` holds a barrier made by `init_in_place` that no thread uses any more (every use is
+    /// ordered before this call) or will use until it is initialised again.
+    ///
+    /// ```
+    /// use scoped_atomics::{Barrier, Block};
+    /// let mut place = core::mem::MaybeUninit::<Barrier<Block>>::uninit();
+    /// // SAFETY (each call): `place` is valid and used by this thread only.
+    /// unsafe { Barrier::init_in_place(place.as_mut_ptr(), 1) };
+    /// unsafe { place.assume_init_ref() }.arrive_and_wait();
+    /// unsafe { Barrier::invalidate_in_place(place.as_mut_ptr()) };
+    /// unsafe { Barrier::init_in_place(place.as_mut_ptr(), 2) }; // a new barrier in the same place
+    /// ```
+    #[inline]
+    pub unsafe fn invalidate_in_place(place: *mut Self) {
+        #[cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]
+        {
+            // SAFETY: the caller's contract: `place` holds an initialised barrier; its expected
+            // count is not part of the `mbarrier` object.
+            let expected = unsafe { &*(&raw const (*place).expected) }.load(Relaxed);
+            if expected & MBARRIER != 0 {
+                // SAFETY: an initialised `mbarrier` nobody uses any more (the caller's contract).
+                unsafe { mbarrier::inval((&raw mut (*place).state).cast::<u64>()) };
+            }
+        }
+        let _ = place;
+    }
 }
 
 impl<S: Scope, F> fmt::Debug for Barrier<S, F> {
     /// The phase, the arrivals still missing in it, and the expected count of the next phases
-    /// (relaxed loads).
+    /// (relaxed loads). For a hardware barrier (`init_in_place` in shared memory on sm_80+), only
+    /// `Barrier { mbarrier: true, expected: N, .. }` with the expected count it was initialised
+    /// with: its state word may be read by `mbarrier` instructions alone.
     ///
     /// ```
     /// use scoped_atomics::{Barrier, Block};
@@ -472,11 +642,48 @@ impl<S: Scope, F> fmt::Debug for Barrier<S, F> {
     /// assert_eq!(format!("{barrier:?}"), "Barrier { phase: 0, missing: 2, expected: 3 }");
     /// ```
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let expected = self.expected.load(Relaxed);
+        if expected & MBARRIER != 0 {
+            // A hardware barrier: its state word is an `mbarrier` object, which only `mbarrier`
+            // instructions may read. Its expected count at initialisation is all there is to show.
+            return f
+                .debug_struct("Barrier")
+                .field("mbarrier", &true)
+                .field("expected", &(expected & !MBARRIER))
+                .finish_non_exhaustive();
+        }
         let state = self.state.load(Relaxed);
         f.debug_struct("Barrier")
             .field("phase", &((state >> 32) as u32))
             .field("missing", &((state & LOW).saturating_sub(GUARD)))
-            .field("expected", &self.expected.load(Relaxed))
+            .field("expected", &expected)
             .finish()
+    }
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::{Barrier, MBARRIER};
+    use crate::Block;
+    use core::sync::atomic::Ordering::Relaxed;
+    use std::format;
+
+    /// Issue 10, bug 3: `Debug` of a hardware barrier must not read the state word (an
+    /// `mbarrier` object, which only `mbarrier` instructions may access). Here the state word
+    /// holds phase 7 and the expected count is marked as a hardware barrier's: the phase must
+    /// not appear (it would, had `Debug` loaded the word).
+    #[test]
+    fn debug_of_a_hardware_barrier_leaves_the_state_word_alone() {
+        let barrier = Barrier::<Block>::new(3);
+        barrier.state.store(super::word(7, 3), Relaxed);
+        assert_eq!(
+            format!("{barrier:?}"),
+            "Barrier { phase: 7, missing: 3, expected: 3 }"
+        );
+        barrier.expected.store(3 | MBARRIER, Relaxed);
+        assert_eq!(
+            format!("{barrier:?}"),
+            "Barrier { mbarrier: true, expected: 3, .. }"
+        );
     }
 }

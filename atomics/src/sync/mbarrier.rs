@@ -2,7 +2,7 @@
 //!
 //! A `Barrier<Block>` initialised with [`Barrier::init_in_place`](super::Barrier::init_in_place)
 //! in block-shared memory on sm_80+ keeps an `mbarrier` object in its state word (8 bytes,
-//! 8-aligned) and marks its expected count with [`MBARRIER`]. Its operations are then one
+//! 8-aligned) and marks its expected count with `MBARRIER` (bit 31). Its operations are then one
 //! instruction each: `mbarrier.arrive` (release at CTA scope), `mbarrier.test_wait` (acquire at
 //! CTA scope), `mbarrier.arrive_drop`; the token is the `mbarrier` state. Everything else (other
 //! scopes, global memory, sm_70, the host) uses the generic barrier.
@@ -14,9 +14,6 @@
 #![cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]
 
 use core::arch::asm;
-
-/// Set in a barrier's expected count when its state word is an `mbarrier` object.
-pub(super) const MBARRIER: u32 = 1 << 31;
 
 /// The largest expected count an `mbarrier` takes (2²⁰ − 1).
 pub(super) const MAX: u32 = (1 << 20) - 1;
@@ -65,12 +62,16 @@ pub(super) unsafe fn arrive(object: *const u64) -> u64 {
     token
 }
 
-/// `n` arrivals: one `mbarrier.arrive` with a count on sm_90, `n` single arrivals before.
+/// `n` arrivals (`1 <= n <= MAX`): one `mbarrier.arrive` with a count on sm_90, `n` single
+/// arrivals before. Returns the state token of the last `mbarrier.arrive` and whether these
+/// arrivals completed the phase: the token holds the state *before* the arrive-on operation, so
+/// its pending count (`mbarrier.pending_count`) equals the count of that arrive exactly when it
+/// was the phase's last.
 ///
 /// # Safety
-/// As for [`arrive`].
+/// As for [`arrive`], and `1 <= n <= MAX` (the hardware's range of an arrival count).
 #[inline(always)]
-pub(super) unsafe fn arrive_n(object: *const u64, n: u32) -> u64 {
+pub(super) unsafe fn arrive_n(object: *const u64, n: u32) -> (u64, bool) {
     #[cfg(target_feature = "sm_90")]
     {
         let token: u64;
@@ -81,7 +82,7 @@ pub(super) unsafe fn arrive_n(object: *const u64, n: u32) -> u64 {
                 t = out(reg64) token, o = in(reg64) object, n = in(reg32) n, options(nostack)
             )
         };
-        token
+        (token, pending_count(token) == n)
     }
     #[cfg(not(target_feature = "sm_90"))]
     {
@@ -90,8 +91,34 @@ pub(super) unsafe fn arrive_n(object: *const u64, n: u32) -> u64 {
             // SAFETY: the caller's contract.
             token = unsafe { arrive(object) };
         }
-        token
+        (token, pending_count(token) == 1)
     }
+}
+
+/// `mbarrier.pending_count`: the arrivals that were still missing in the state `token`.
+#[inline(always)]
+fn pending_count(token: u64) -> u32 {
+    let count: u32;
+    // SAFETY: decodes a state token held in registers; touches no memory.
+    unsafe {
+        asm!(
+            "mbarrier.pending_count.b64 {c}, {t};",
+            c = out(reg32) count, t = in(reg64) token, options(pure, nomem, nostack)
+        )
+    };
+    count
+}
+
+/// `mbarrier.inval`: ends the life of the `mbarrier` object at `object`; its memory may then be
+/// re-initialised or used for anything else.
+///
+/// # Safety
+/// `object` is an initialised `mbarrier` in block-shared memory that no thread uses any more
+/// (its last uses are ordered before this call, e.g. by `sync_threads`).
+#[inline(always)]
+pub(super) unsafe fn inval(object: *mut u64) {
+    // SAFETY: the caller's contract.
+    unsafe { asm!("mbarrier.inval.b64 [{o}];", o = in(reg64) object, options(nostack)) }
 }
 
 /// `mbarrier.arrive_drop`: an arrival that also lowers the expected count of later phases.

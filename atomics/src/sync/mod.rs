@@ -116,6 +116,6 @@ mod remote_wake_tests;
 mod semaphore;
 pub(crate) mod wait;
 
-pub use barrier::{ArrivalToken, Barrier};
+pub use barrier::{ArrivalToken, Barrier, BarrierCompletion, NoCompletion};
 pub use latch::Latch;
 pub use semaphore::{BinarySemaphore, CountingSemaphore};

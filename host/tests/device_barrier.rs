@@ -1,0 +1,268 @@
+//! Issue 10, bugs 3–6: the barrier's device path, checked in the PTX of small kernels built for
+//! sm_70, sm_80 and sm_90 (the hardware `mbarrier` exists from sm_80).
+//!
+//! * Bug 6: a barrier without a completion calls nothing: no indirect `call` (through a register)
+//!   in any barrier kernel. (The old `Barrier<S>` stored an `fn()` and called it indirectly.)
+//! * Bug 3: the hardware barrier's state word is touched by `mbarrier` instructions alone: in the
+//!   block that ends with `mbarrier.init [R]`, no plain `ld`/`st` of `[R]` (the old code wrote
+//!   the whole barrier with plain stores, then initialised it); and a barrier initialised again in
+//!   the same place is invalidated first (`mbarrier.inval` before the second `mbarrier.init`).
+//! * Bug 5: `arrive_n` on the hardware path rejects counts above 2²⁰ − 1 (a comparison with
+//!   1048575 guards the `mbarrier.arrive`; the old code accepted up to 2³¹ − 1).
+//! * Bug 4: the hardware path knows whether an arrival completed its phase
+//!   (`mbarrier.pending_count` of the arrival's state), so `wait` on such a token returns at once
+//!   instead of asking `mbarrier.test_wait` about a phase it may no longer know.
+
+mod scratch;
+
+use scoped_atomics_host::ptx::{self, Item, Kernel, Target};
+
+const GENERIC: &str = r#"
+use scoped_atomics::{Barrier, Block, Device, System};
+
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn wait_block(b: *const Barrier<Block>) {
+    // SAFETY (all kernels): the launcher passes a live barrier.
+    unsafe { &*b }.arrive_and_wait()
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn wait_device(b: *const Barrier<Device>) {
+    unsafe { &*b }.arrive_and_wait()
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn wait_system(b: *const Barrier<System>) {
+    unsafe { &*b }.arrive_and_wait()
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn drop_device(b: *const Barrier<Device>) {
+    unsafe { &*b }.arrive_and_drop()
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn arrive_n_block(b: *const Barrier<Block>, n: u32) {
+    let b = unsafe { &*b };
+    let token = b.arrive_n(n);
+    b.wait(token)
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn init_shared() {
+    use scoped_atomics::kernel::{block_dim, sync_threads, thread_idx};
+    let place = scoped_atomics::block_shared!(BARRIER: [Barrier<Block>; 1]).cast::<Barrier<Block>>();
+    if thread_idx().x == 0 {
+        // SAFETY: block-shared memory, used after the `sync_threads` below.
+        unsafe { Barrier::init_in_place(place, block_dim().x) };
+    }
+    sync_threads();
+    unsafe { &*place }.arrive_and_wait();
+}
+"#;
+
+const REINIT: &str = r#"
+use scoped_atomics::{Barrier, Block};
+use scoped_atomics::kernel::{block_dim, sync_threads, thread_idx};
+
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn reinit_shared() {
+    let place = scoped_atomics::block_shared!(BARRIER: [Barrier<Block>; 1]).cast::<Barrier<Block>>();
+    if thread_idx().x == 0 {
+        // SAFETY: block-shared memory, used after the `sync_threads` below.
+        unsafe { Barrier::init_in_place(place, block_dim().x) };
+    }
+    sync_threads();
+    // SAFETY: initialised above.
+    unsafe { &*place }.arrive_and_wait();
+    sync_threads();
+    if thread_idx().x == 0 {
+        // SAFETY: every use of the first barrier is ordered before this by `sync_threads`.
+        unsafe {
+            Barrier::invalidate_in_place(place);
+            Barrier::init_in_place(place, 1);
+        }
+    }
+    sync_threads();
+    if thread_idx().x == 0 {
+        unsafe { &*place }.arrive_and_wait();
+    }
+}
+"#;
+
+const TARGETS: [Target; 3] = [Target::Sm70, Target::Sm80, Target::Sm90];
+const HARDWARE_TARGETS: [Target; 2] = [Target::Sm80, Target::Sm90];
+
+fn instrs(kernel: &Kernel) -> Vec<Item> {
+    ptx::instructions(kernel)
+}
+
+fn build(name: &str, source: &str, target: Target) -> Option<Vec<Kernel>> {
+    let tc = scratch::toolchain("device_barrier")?;
+    let dir = scratch::crate_dir(
+        &tc,
+        name,
+        ", default-features = false",
+        &format!("{}{source}", scratch::PRELUDE),
+    );
+    Some(scratch::kernels(&tc, &dir, target))
+}
+
+/// Every function reachable from `kernel` by direct calls, `kernel` included.
+fn reachable<'a>(kernels: &'a [Kernel], kernel: &str) -> Vec<&'a Kernel> {
+    let mut seen: Vec<&Kernel> = vec![scratch::kernel(kernels, kernel)];
+    let mut i = 0;
+    while i < seen.len() {
+        for item in instrs(seen[i]) {
+            if let Item::Instr(instr) = item
+                && instr.mnemonic.starts_with("call")
+                && let Some(callee) = kernels.iter().find(|k| {
+                    instr
+                        .operands
+                        .split([',', ' ', '(', ')'])
+                        .any(|w| w == k.name)
+                })
+                && !seen.iter().any(|s| s.name == callee.name)
+            {
+                seen.push(callee);
+            }
+        }
+        i += 1;
+    }
+    seen
+}
+
+#[test]
+fn a_barrier_without_completion_calls_nothing_indirectly() {
+    let mut failures = Vec::new();
+    for target in TARGETS {
+        let Some(kernels) = build("barrier-device-path", GENERIC, target) else {
+            return;
+        };
+        for name in [
+            "wait_block",
+            "wait_device",
+            "wait_system",
+            "drop_device",
+            "arrive_n_block",
+        ] {
+            for function in reachable(&kernels, name) {
+                for item in instrs(function) {
+                    if let Item::Instr(i) = item
+                        && i.mnemonic.starts_with("call")
+                        && i.operands.trim_start().starts_with('%')
+                    {
+                        failures.push(format!("{target} {name} ({}): `{i}`", function.name));
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "indirect calls:\n{}",
+        failures.join("\n")
+    );
+}
+
+/// The address operand `R` of `mbarrier.init.b64 [R], …`.
+fn init_address(i: &ptx::Instr) -> Option<String> {
+    (i.mnemonic.starts_with("mbarrier.init")).then(|| {
+        let first = i.operands.split(',').next().unwrap_or_default().trim();
+        first
+            .trim_start_matches('[')
+            .trim_end_matches(']')
+            .to_string()
+    })
+}
+
+#[test]
+fn the_hardware_barrier_object_is_initialised_by_mbarrier_init_alone() {
+    let mut failures = Vec::new();
+    for target in HARDWARE_TARGETS {
+        let Some(kernels) = build("barrier-device-path", GENERIC, target) else {
+            return;
+        };
+        let body = instrs(scratch::kernel(&kernels, "init_shared"));
+        let mut inits = 0;
+        for (at, item) in body.iter().enumerate() {
+            let Item::Instr(init) = item else { continue };
+            let Some(object) = init_address(init) else {
+                continue;
+            };
+            inits += 1;
+            // The straight-line code before the init: back to the previous label.
+            for before in body[..at].iter().rev() {
+                let Item::Instr(i) = before else { break };
+                let plain = (i.mnemonic.starts_with("st.") || i.mnemonic.starts_with("ld."))
+                    && !i.mnemonic.starts_with("ld.param");
+                let operand = format!("[{object}]");
+                let operand0 = format!("[{object}+0]");
+                if plain && (i.operands.contains(&operand) || i.operands.contains(&operand0)) {
+                    failures.push(format!("{target}: `{i}` before `{init}`"));
+                }
+            }
+        }
+        assert!(inits >= 1, "{target}: no mbarrier.init in init_shared");
+    }
+    assert!(
+        failures.is_empty(),
+        "plain accesses of the mbarrier object:\n{}",
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn a_hardware_barrier_is_invalidated_before_it_is_initialised_again() {
+    for target in HARDWARE_TARGETS {
+        let Some(kernels) = build("barrier-reinit", REINIT, target) else {
+            return;
+        };
+        let body = scratch::mnemonics(scratch::kernel(&kernels, "reinit_shared"));
+        let inits: Vec<usize> = (0..body.len())
+            .filter(|&i| body[i].starts_with("mbarrier.init"))
+            .collect();
+        assert!(
+            inits.len() >= 2,
+            "{target}: expected two mbarrier.init: {body:?}"
+        );
+        for &at in &inits[1..] {
+            let previous_init = inits.iter().rev().find(|&&i| i < at).copied().unwrap_or(0);
+            assert!(
+                body[previous_init..at]
+                    .iter()
+                    .any(|m| m.starts_with("mbarrier.inval")),
+                "{target}: the barrier is initialised again without mbarrier.inval: {body:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn hardware_arrive_n_rejects_counts_above_the_hardware_limit() {
+    for target in HARDWARE_TARGETS {
+        let Some(kernels) = build("barrier-device-path", GENERIC, target) else {
+            return;
+        };
+        let text = scratch::instructions(scratch::kernel(&kernels, "arrive_n_block"));
+        assert!(
+            text.iter()
+                .any(|i| i.starts_with("setp.") && (i.contains("1048575") || i.contains("1048576"))),
+            "{target}: arrive_n does not compare n with 2^20 - 1 before arriving: {text:#?}"
+        );
+    }
+}
+
+#[test]
+fn hardware_arrivals_record_whether_they_completed_the_phase() {
+    for target in HARDWARE_TARGETS {
+        let Some(kernels) = build("barrier-device-path", GENERIC, target) else {
+            return;
+        };
+        let body = scratch::mnemonics(scratch::kernel(&kernels, "arrive_n_block"));
+        assert!(
+            body.iter().any(|m| m.starts_with("mbarrier.pending_count")),
+            "{target}: no mbarrier.pending_count after the arrival: {body:?}"
+        );
+    }
+}
