@@ -96,14 +96,23 @@ pub fn grid_barrier(grid: u32, block: u32, phases: u32) -> Result<(), String> {
         unsafe { kernels::grid_barrier(b.0, s.0, t.0, phases) }
     })
     .map_err(|e| e.to_string())?;
-    let expected: Vec<u32> = (0..n)
-        .map(|i| (0..phases).map(|p| p * 1000 + ((i + 1) % n) as u32).sum())
-        .collect();
     check(
         &format!("grid barrier {grid}×{block}, {phases} phases"),
         sums,
-        expected,
+        grid_barrier_expected(n, phases),
     )
+}
+
+/// What the grid-barrier kernel leaves in `sums` for `threads` threads and `phases` phases:
+/// thread `i` adds its right neighbour's slot, `phase * 1000 + (i + 1) % threads`, per phase.
+pub fn grid_barrier_expected(threads: usize, phases: u32) -> Vec<u32> {
+    (0..threads)
+        .map(|i| {
+            (0..phases)
+                .map(|p| p * 1000 + ((i + 1) % threads) as u32)
+                .sum()
+        })
+        .collect()
 }
 
 /// The host↔device ring: a one-thread launch of the producer kernel plays the device, the

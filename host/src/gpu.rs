@@ -3,9 +3,9 @@
 //! driver ends the GPU step cleanly with [`NO_DRIVER`].
 //!
 //! The GPU results are compared with the host executor's run of the same kernel bodies. Run here:
-//! the histogram and cross-block message passing. Not run on a GPU yet: the grid barrier (it
-//! needs a cooperative launch and a `Barrier<Device>` built on the device, whose completion is a
-//! device function pointer) and the host↔device ring (it needs mapped host memory).
+//! the histogram and cross-block message passing; the grid barrier ([`run_grid_barrier`]: a
+//! host-built `Barrier<Device>` — it carries no completion, so no code address — and a
+//! cooperative launch). Not run on a GPU yet: the host↔device ring (it needs mapped host memory).
 
 use cudarc::driver::{CudaContext, LaunchConfig, PushKernelArg};
 use cudarc::nvrtc::Ptx;
@@ -100,6 +100,74 @@ fn launch_examples(ptx: &str, input: &[u32], expected: &[u32; BINS]) -> Result<C
     Ok(checks)
 }
 
+/// The grid barrier on a GPU: a `Barrier<Device>` built here on the host (no completion, so no
+/// host code address in it) is copied to device memory and handed to the `grid_barrier` kernel,
+/// launched cooperatively (`cuLaunchCooperativeKernel`, so every block is resident at once, which
+/// a grid-wide barrier needs) with `grid` blocks of `block` threads for `phases` phases; the sums
+/// are compared with [`crate::examples::grid_barrier_expected`]. Without a driver, skipped with
+/// [`NO_DRIVER`].
+pub fn run_grid_barrier(ptx: &str, grid: u32, block: u32, phases: u32) -> GpuRun {
+    if !driver_present() {
+        return GpuRun::Skipped(NO_DRIVER.to_string());
+    }
+    match launch_grid_barrier(ptx, grid, block, phases) {
+        Ok(result) => GpuRun::Ran(vec![(
+            format!("grid_barrier {grid}×{block}, {phases} phases"),
+            result,
+        )]),
+        Err(e) => GpuRun::Skipped(format!(
+            "CUDA driver present but unusable ({e}), skipping GPU run"
+        )),
+    }
+}
+
+/// A host-built device barrier as the driver copies it: its bytes, moved by `cuMemcpyHtoD`.
+#[repr(transparent)]
+struct DeviceBarrier(scoped_atomics::Barrier<scoped_atomics::Device>);
+
+// SAFETY: a `Barrier<Device>` is plain data with the same `#[repr(C)]` layout on host and device
+// (two atomics, no pointer: it has no completion), so its bytes are a valid barrier there.
+unsafe impl cudarc::driver::DeviceRepr for DeviceBarrier {}
+
+fn launch_grid_barrier(
+    ptx: &str,
+    grid: u32,
+    block: u32,
+    phases: u32,
+) -> Result<Result<(), String>, String> {
+    let e = |e: cudarc::driver::DriverError| e.to_string();
+    let ctx = CudaContext::new(0).map_err(e)?;
+    let module = ctx.load_module(Ptx::from_src(ptx)).map_err(e)?;
+    let stream = ctx.default_stream();
+    let kernel = module.load_function("grid_barrier").map_err(e)?;
+    let threads = (grid * block) as usize;
+    let barrier = stream
+        .clone_htod(&[DeviceBarrier(scoped_atomics::Barrier::new(grid * block))])
+        .map_err(e)?;
+    let mut slots = stream.alloc_zeros::<u32>(threads).map_err(e)?;
+    let mut sums = stream.alloc_zeros::<u32>(threads).map_err(e)?;
+    let config = LaunchConfig {
+        grid_dim: (grid, 1, 1),
+        block_dim: (block, 1, 1),
+        shared_mem_bytes: 0,
+    };
+    let mut launch = stream.launch_builder(&kernel);
+    launch
+        .arg(&barrier)
+        .arg(&mut slots)
+        .arg(&mut sums)
+        .arg(&phases);
+    // SAFETY: the arguments match `grid_barrier(barrier: *const Barrier<Device>, slots: *mut u32,
+    // sums: *mut u32, phases: u32)`: a barrier expecting every thread of the grid, one slot and
+    // one sum per thread; the cooperative launch makes every block resident at once (or fails).
+    unsafe { launch.launch_cooperative(config) }.map_err(e)?;
+    let got = stream.clone_dtoh(&sums).map_err(e)?;
+    let expected = crate::examples::grid_barrier_expected(threads, phases);
+    Ok((got == expected)
+        .then_some(())
+        .ok_or_else(|| format!("GPU {got:?} != host {expected:?}")))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -109,6 +177,18 @@ mod tests {
     #[test]
     fn without_a_driver_the_gpu_step_is_skipped_with_a_message() {
         let run = run_examples("not ptx", &[1, 2, 3], &[0; BINS]);
+        if driver_present() {
+            assert!(matches!(run, GpuRun::Skipped(_) | GpuRun::Ran(_)));
+        } else {
+            assert_eq!(run, GpuRun::Skipped(NO_DRIVER.to_string()));
+        }
+    }
+
+    /// The grid barrier's launch (a host-built `Barrier<Device>`, cooperative launch) ends the
+    /// same way without a driver; with one, it runs (or reports why it could not).
+    #[test]
+    fn without_a_driver_the_grid_barrier_launch_is_skipped_with_a_message() {
+        let run = run_grid_barrier("not ptx", 4, 32, 3);
         if driver_present() {
             assert!(matches!(run, GpuRun::Skipped(_) | GpuRun::Ran(_)));
         } else {
