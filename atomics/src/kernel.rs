@@ -266,9 +266,28 @@ pub use api::*;
 /// A block-shared array: `block_shared!(NAME: [T; N])` evaluates to a `*mut [T; N]` to memory
 /// that all threads of the block share (`__shared__ T NAME[N]`). One array per call site.
 ///
-/// On the device it is a `.shared` array (uninitialised, as CUDA's); on the host, zeroed memory
-/// owned by the simulated block. Accesses that race must be atomic, e.g. through
-/// `AtomicRef::<T, Block>::from_ptr`.
+/// On the device it is a `.shared` array aligned as `T` (`.align` of `align_of::<T>()`),
+/// **uninitialised**, as CUDA's. On the host it is memory owned by the simulated block, aligned
+/// as `T` and filled with the byte `kernel::emulation::SHARED_FILL` (`0xA5`, so a `u32` reads
+/// `0xA5A5_A5A5`) rather than zeroed, so that a kernel that forgets to initialise its shared
+/// memory fails on the host as it would on a GPU instead of reading convenient zeros. Accesses
+/// that race must be atomic, e.g. through `AtomicRef::<T, Block>::from_ptr`.
+///
+/// A device crate that uses the macro needs `#![feature(asm_experimental_arch)]` (the array is
+/// declared and addressed with `global_asm!`/`asm!`, expanded in the caller's crate).
+///
+/// # In generic functions
+/// The array is one symbol of the kernel module, so its size must be known without the
+/// function's generic parameters. `block_shared!` in a generic function works when `T` and `N`
+/// do not depend on them; when they do (`block_shared!(X: [T; 4])` in `fn f<T>()`), it is a
+/// compile error — E0401, "can't use generic parameters from outer item" — on every target.
+/// Declare the array in the (non-generic) kernel and pass the pointer down instead.
+///
+/// ```compile_fail,E0401
+/// fn generic<T>() -> *mut [T; 4] {
+///     scoped_atomics::block_shared!(X: [T; 4])
+/// }
+/// ```
 ///
 /// ```no_run
 /// use scoped_atomics::{block_shared, AtomicRef, Block, Ordering};
@@ -290,9 +309,15 @@ macro_rules! block_shared {
 #[macro_export]
 macro_rules! __block_shared_impl {
     ($name:ident, $t:ty, $n:expr) => {{
+        // Items, not expressions: an item cannot use the generic parameters of the function
+        // around it, so a generic element type is a clean E0401 here (a `const` operand of
+        // `global_asm!` that names one made rustc crash).
+        const __SCOPED_ATOMICS_SIZE: usize = ($n) * ::core::mem::size_of::<$t>();
+        const __SCOPED_ATOMICS_ALIGN: usize = ::core::mem::align_of::<$t>();
         ::core::arch::global_asm!(
-            concat!(".shared .align 16 .b8 __scoped_atomics_shared_", stringify!($name), "_", line!(), "_", column!(), "[{size}];"),
-            size = const ($n) * ::core::mem::size_of::<$t>(),
+            concat!(".shared .align {align} .b8 __scoped_atomics_shared_", stringify!($name), "_", line!(), "_", column!(), "[{size}];"),
+            size = const __SCOPED_ATOMICS_SIZE,
+            align = const __SCOPED_ATOMICS_ALIGN,
         );
         let address: u64;
         // SAFETY: converts the address of the array above to a generic address.
@@ -311,7 +336,10 @@ macro_rules! __block_shared_impl {
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __block_shared_impl {
-    ($name:ident, $t:ty, $n:expr) => {
+    ($name:ident, $t:ty, $n:expr) => {{
+        // As on the device: the element type and length may not depend on generic parameters.
+        const __SCOPED_ATOMICS_SIZE: usize = ($n) * ::core::mem::size_of::<$t>();
+        let _ = __SCOPED_ATOMICS_SIZE;
         $crate::kernel::emulation::shared::<[$t; $n]>(concat!(
             module_path!(),
             "::",
@@ -321,7 +349,7 @@ macro_rules! __block_shared_impl {
             ":",
             column!()
         ))
-    };
+    }};
 }
 
 /// The simulated GPU thread of the host executor. Used by the `scoped-atomics-host` crate; not a stable API.
@@ -330,7 +358,7 @@ macro_rules! __block_shared_impl {
 pub mod emulation {
     use super::Dim3;
     use crate::{Barrier, Block};
-    use std::alloc::{Layout, alloc_zeroed, dealloc};
+    use std::alloc::{Layout, alloc, dealloc};
     use std::cell::RefCell;
     use std::sync::{Arc, Mutex};
     use std::vec::Vec;
@@ -444,7 +472,13 @@ pub mod emulation {
         block.barrier.arrive_and_wait();
     }
 
-    /// The block's zeroed shared array of type `T` for call site `site`.
+    /// The byte a new block-shared array is filled with on the host: shared memory is
+    /// uninitialised on the device, and a recognisable non-zero pattern makes a missing
+    /// initialisation show up in host runs (a `u32` reads `0xA5A5_A5A5`).
+    pub const SHARED_FILL: u8 = 0xA5;
+
+    /// The block's shared array of type `T` for call site `site`, filled with [`SHARED_FILL`]
+    /// and aligned as `T`.
     #[track_caller]
     pub fn shared<T>(site: &'static str) -> *mut T {
         let block = with(|c| c.block.clone());
@@ -452,15 +486,17 @@ pub mod emulation {
         if let Some((_, array)) = arrays.iter().find(|(s, _)| *s == site) {
             return array.ptr.cast();
         }
-        // 16-byte aligned as on the device, and never zero-sized so that `alloc_zeroed` may be used.
+        // Aligned as `T`, as on the device, and never zero-sized so that `alloc` may be used.
         let size = size_of::<T>().max(1);
-        let layout = Layout::from_size_align(size, align_of::<T>().max(16)).unwrap();
+        let layout = Layout::from_size_align(size, align_of::<T>()).unwrap();
         // SAFETY: `layout` has a non-zero size.
-        let ptr = unsafe { alloc_zeroed(layout) };
+        let ptr = unsafe { alloc(layout) };
         assert!(
             !ptr.is_null(),
             "scoped-atomics: out of memory for a block-shared array"
         );
+        // SAFETY: `ptr` is a fresh allocation of `size` bytes.
+        unsafe { ptr.write_bytes(SHARED_FILL, size) };
         arrays.push((site, SharedArray { ptr, layout }));
         ptr.cast()
     }
