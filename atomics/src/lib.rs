@@ -41,10 +41,29 @@
 //! The PTX memory model gives mixed-size races no guarantees (PTX ISA 8.7.2), so every access to
 //! one location has one size: 16-bit atomics use 16-bit `ld`/`st`/`atom.cas`, and 8-bit atomics
 //! (`u8`, `i8`, `bool`) access the aligned 32-bit word that contains them. Caveat of the latter:
-//! the neighbouring bytes of that word are read and rewritten (with their current value) by a
-//! compare-exchange loop, so a plain store to a neighbouring byte that races with it is a
-//! mixed-size data race, for which the PTX model makes no promise. Keep other data out of an
-//! 8-bit atomic's word, or make every access to that word atomic.
+//! the whole word is read and **rewritten** (the neighbouring bytes with their current value) by
+//! a compare-exchange loop, so every other access to that word that races with it is a
+//! mixed-size data race, for which the PTX model makes no promise: a plain store to a
+//! neighbouring byte, but also a plain *load* of a neighbouring byte (it races with the
+//! rewrite), and a 16-bit atomic on the other half of the word (a 16-bit access overlapping a
+//! 32-bit one). Keep other data out of an 8-bit atomic's word, or make every access to that word
+//! an 8-bit atomic.
+//!
+//! # Where device atomics may live
+//! PTX defines `atom` and `red` on global and shared memory only (and `mbarrier` on shared
+//! memory only); on local memory — a kernel's stack — they are undefined. The host-oriented
+//! examples in this documentation put atomics, barriers and latches in local variables, which is
+//! right on the host and wrong in a kernel: on the device keep them in global memory (a kernel
+//! argument, a `static`) or in block-shared memory ([`block_shared!`]). A debug device build
+//! (`debug_assertions`) checks the synchronisation primitives' address with `isspacep.local`
+//! and traps on a stack-allocated one.
+//!
+//! # Floating-point atomics on the device
+//! `atom.add.f32` and `red.add.f32` flush subnormal inputs and results to sign-preserving zero on
+//! **global** memory only; on shared memory they keep subnormals. So `fetch_add`/`add` on an
+//! `Atomic<f32, _>` can give different results for subnormal values depending on where the atomic
+//! lives (the host keeps subnormals). Float `fetch_min`/`fetch_max` are compare-and-swap loops and
+//! follow `f32::min`/`max` everywhere.
 
 #![no_std]
 #![cfg_attr(target_arch = "nvptx64", feature(asm_experimental_arch, stdarch_nvptx))]

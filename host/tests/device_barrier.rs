@@ -266,3 +266,58 @@ fn hardware_arrivals_record_whether_they_completed_the_phase() {
         );
     }
 }
+
+/// Documentation item of issue 10: primitives on a kernel's stack (local memory, where `atom`
+/// and `mbarrier` are undefined) are detected in debug device builds with `isspacep.local`, and
+/// cost nothing in release builds.
+#[test]
+fn debug_device_builds_check_that_a_primitive_is_not_on_the_stack() {
+    let Some(tc) = scratch::toolchain("device_barrier") else {
+        return;
+    };
+    let dir = scratch::crate_dir(
+        &tc,
+        "barrier-device-path",
+        ", default-features = false",
+        &format!("{}{GENERIC}", scratch::PRELUDE),
+    );
+    let target = Target::Sm80;
+    let has_check = |kernels: &[Kernel], name: &str| {
+        scratch::instructions(scratch::kernel(kernels, name))
+            .iter()
+            .any(|i| i.contains("isspacep.local"))
+    };
+    let release = scratch::kernels(&tc, &dir, target);
+    // Debug assertions for `scoped-atomics` alone (a profile override: `core` is reused, and
+    // cargo keeps these artifacts apart from the release ones).
+    let (out, ptx) = scratch::build_with(
+        &tc,
+        &dir,
+        &tc.target_dir(target),
+        &target.rustflags(),
+        scratch::Extra {
+            cargo: &[
+                "--config",
+                "profile.release.package.scoped-atomics.debug-assertions=true",
+            ],
+            tag: "-debug-assertions",
+            ..Default::default()
+        },
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let debug = ptx::parse_kernels(&std::fs::read_to_string(ptx).unwrap());
+    for name in ["wait_device", "wait_system", "arrive_n_block"] {
+        assert!(
+            has_check(&debug, name),
+            "debug {name}: no isspacep.local check"
+        );
+        assert!(
+            !has_check(&release, name),
+            "release {name}: an isspacep.local check"
+        );
+    }
+}

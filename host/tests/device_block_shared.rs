@@ -61,7 +61,13 @@ fn block_shared_of_a_generic_type_is_a_clear_compile_error() {
         &format!("{}{GENERIC}", scratch::PRELUDE),
     );
     let target = Target::Sm80;
-    let (out, _) = scratch::build_with(&tc, &dir, &tc.target_dir(target), &target.rustflags(), &[]);
+    let (out, _) = scratch::build_with(
+        &tc,
+        &dir,
+        &tc.target_dir(target),
+        &target.rustflags(),
+        scratch::Extra::default(),
+    );
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
         !out.status.success(),
@@ -89,8 +95,13 @@ fn block_shared_arrays_are_aligned_as_their_element_type() {
         &format!("{}{ALIGNED}", scratch::PRELUDE),
     );
     for target in [Target::Sm70, Target::Sm90] {
-        let (out, ptx) =
-            scratch::build_with(&tc, &dir, &tc.target_dir(target), &target.rustflags(), &[]);
+        let (out, ptx) = scratch::build_with(
+            &tc,
+            &dir,
+            &tc.target_dir(target),
+            &target.rustflags(),
+            scratch::Extra::default(),
+        );
         assert!(
             out.status.success(),
             "{target}: {}",

@@ -72,7 +72,10 @@ fn sm_90_only_after_the_double_dash_is_explained() {
         &dir,
         &tc.root.join("target/ptx/scratch-cpu-after-dash"),
         &flags,
-        &["-C", "target-cpu=sm_90"],
+        scratch::Extra {
+            rustc: &["-C", "target-cpu=sm_90"],
+            ..Default::default()
+        },
     );
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(

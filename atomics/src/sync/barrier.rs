@@ -313,14 +313,29 @@ impl<S: Scope, F: BarrierCompletion> Barrier<S, F> {
     /// Arrives `n` times at once in the current phase (`cuda::barrier::arrive(n)`), e.g. for the
     /// whole warp from one lane.
     ///
+    /// An arrival publishes only what its *own* thread did before it (it is a release by that
+    /// thread). When one lane arrives for the whole warp, the other lanes' writes must reach it
+    /// first — a warp-wide sync (`__syncwarp`, which orders memory among the warp's lanes) or a
+    /// release by each lane that the arriving lane acquires — or the waiters of the phase may not
+    /// see them.
+    ///
+    /// On the hardware barrier (`init_in_place` in shared memory on sm_80+), `n` is at most
+    /// 2²⁰ − 1, the `mbarrier`'s limit (an expected count cannot be larger there either).
+    ///
     /// # Panics
     /// If `n` is 0, or more than the arrivals still missing in the phase ("more arrivals in a
     /// phase than expected"); the message gives the numbers. After an excess arrival the other
-    /// participants of that phase may wait forever.
+    /// participants of that phase may wait forever. On the hardware barrier: if `n` is above
+    /// 2²⁰ − 1 (an excess arrival below that is not detected there).
     ///
     /// ```
-    /// use scoped_atomics::{Barrier, Block};
+    /// use scoped_atomics::{Barrier, Block, Ordering, block::AtomicU32};
     /// let barrier = Barrier::<Block>::new(33);
+    /// let lanes_done = AtomicU32::new(0);
+    /// // Lanes 1..32 of a "warp" write their data and publish it with a release ...
+    /// lanes_done.fetch_add(31, Ordering::Release);
+    /// // ... which lane 0 acquires (on the device: a warp sync) before it arrives for all 32.
+    /// while lanes_done.load(Ordering::Acquire) != 31 {}
     /// let warp = barrier.arrive_n(32); // on behalf of 32 threads
     /// let last = barrier.arrive(); // the 33rd arrival completes the phase
     /// barrier.wait(warp);
@@ -328,6 +343,7 @@ impl<S: Scope, F: BarrierCompletion> Barrier<S, F> {
     /// ```
     #[track_caller]
     pub fn arrive_n(&self, n: u32) -> ArrivalToken {
+        super::debug_assert_not_local(self);
         if n == 0 || n > MAX {
             Message::new()
                 .text("Barrier::arrive_n: cannot arrive ")
@@ -429,6 +445,7 @@ impl<S: Scope, F: BarrierCompletion> Barrier<S, F> {
     #[inline]
     #[track_caller]
     pub fn wait(&self, token: ArrivalToken) {
+        super::debug_assert_not_local(self);
         if token.completed {
             return;
         }

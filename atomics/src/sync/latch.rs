@@ -105,6 +105,7 @@ impl<S: Scope> Latch<S> {
     /// ```
     #[track_caller]
     pub fn count_down(&self, n: u32) {
+        super::debug_assert_not_local(self);
         if n > MAX {
             Message::new()
                 .text("Latch::count_down: n = ")
@@ -140,6 +141,7 @@ impl<S: Scope> Latch<S> {
     /// ```
     #[inline]
     pub fn try_wait(&self) -> bool {
+        super::debug_assert_not_local(self);
         self.count.load(Acquire) as i32 <= 0
     }
 

@@ -117,5 +117,31 @@ mod semaphore;
 pub(crate) mod wait;
 
 pub use barrier::{ArrivalToken, Barrier, BarrierCompletion, NoCompletion};
+
+/// In debug device builds, traps if the primitive at `p` is in local memory (a kernel's stack),
+/// where `atom` and `mbarrier` are undefined; one `isspacep.local` and a branch. Nothing in
+/// release builds or on the host.
+#[inline(always)]
+pub(crate) fn debug_assert_not_local<T>(p: *const T) {
+    #[cfg(all(target_arch = "nvptx64", debug_assertions))]
+    {
+        let local: u32;
+        // SAFETY: only classifies an address; touches no memory.
+        unsafe {
+            core::arch::asm!(
+                "{{ .reg .pred %l; isspacep.local %l, {p}; selp.u32 {r}, 1, 0, %l; }}",
+                p = in(reg64) p,
+                r = out(reg32) local,
+                options(pure, nomem, nostack),
+            )
+        };
+        if local != 0 {
+            // SAFETY: `trap` aborts the kernel: a synchronisation primitive on the stack.
+            unsafe { core::arch::asm!("trap;", options(noreturn, nostack)) }
+        }
+    }
+    #[cfg(not(all(target_arch = "nvptx64", debug_assertions)))]
+    let _ = p;
+}
 pub use latch::Latch;
 pub use semaphore::{BinarySemaphore, CountingSemaphore};

@@ -107,6 +107,7 @@ impl<S: Scope, const MAX: u32> CountingSemaphore<S, MAX> {
     /// ```
     #[inline]
     pub fn try_acquire(&self) -> bool {
+        super::debug_assert_not_local(self);
         let mut count = self.count.load(Relaxed);
         while count > 0 {
             match self
@@ -184,6 +185,7 @@ impl<S: Scope, const MAX: u32> CountingSemaphore<S, MAX> {
     /// ```
     #[track_caller]
     pub fn release(&self, n: u32) {
+        super::debug_assert_not_local(self);
         let mut count = self.count.load(Relaxed);
         loop {
             let Some(new) = count.checked_add(n).filter(|&new| new <= MAX) else {

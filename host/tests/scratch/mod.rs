@@ -49,24 +49,35 @@ fn write_if_changed(path: &Path, text: &str) {
     }
 }
 
-/// `cargo rustc` of the crate at `dir` into `target_dir` with `rustflags`, `after` passed after
-/// `--` (besides `--emit=asm=<ptx>`); returns cargo's output and the PTX path.
+/// Extra arguments of a [`build_with`]: cargo's (before `--`) and rustc's (after `--`).
+#[derive(Default, Clone, Copy)]
+pub struct Extra<'a> {
+    /// Arguments of `cargo rustc` (e.g. `--config` overrides).
+    pub cargo: &'a [&'a str],
+    /// Arguments after `--`, for the scratch crate alone (besides `--emit=asm=<ptx>`).
+    pub rustc: &'a [&'a str],
+    /// A suffix of the PTX file's name, for builds of one crate with different options.
+    pub tag: &'a str,
+}
+
+/// `cargo rustc` of the crate at `dir` into `target_dir` with `rustflags` and `extra`; returns
+/// cargo's output and the PTX path.
 pub fn build_with(
     tc: &Toolchain,
     dir: &Path,
     target_dir: &Path,
     rustflags: &str,
-    after: &[&str],
+    extra: Extra,
 ) -> (Output, PathBuf) {
     let name = target_dir.file_name().unwrap().to_string_lossy();
-    let ptx = dir.join(format!("{name}.ptx"));
-    let output = cargo_rustc(tc, dir, target_dir, rustflags, after, &ptx);
+    let ptx = dir.join(format!("{name}{}.ptx", extra.tag));
+    let output = cargo_rustc(tc, dir, target_dir, rustflags, extra, &ptx);
     if output.status.success() && !ptx.is_file() {
         // Cargo found the build fresh, but the PTX is gone: touch the source so that rustc runs.
         let lib = dir.join("src/lib.rs");
         std::fs::write(&lib, std::fs::read(&lib).unwrap()).unwrap();
         return (
-            cargo_rustc(tc, dir, target_dir, rustflags, after, &ptx),
+            cargo_rustc(tc, dir, target_dir, rustflags, extra, &ptx),
             ptx,
         );
     }
@@ -78,7 +89,7 @@ fn cargo_rustc(
     dir: &Path,
     target_dir: &Path,
     rustflags: &str,
-    after: &[&str],
+    extra: Extra,
     ptx: &Path,
 ) -> Output {
     let mut cmd = Command::new(&tc.cargo);
@@ -95,8 +106,10 @@ fn cargo_rustc(
         ])
         .arg("--target-dir")
         .arg(target_dir)
-        .args(["--config", "profile.release.codegen-units=1", "--"])
-        .args(after)
+        .args(["--config", "profile.release.codegen-units=1"])
+        .args(extra.cargo)
+        .arg("--")
+        .args(extra.rustc)
         .arg(format!("--emit=asm={}", ptx.display()));
     cmd.output().expect("running cargo")
 }
@@ -104,7 +117,13 @@ fn cargo_rustc(
 /// Builds with the conformance flags and returns the kernels of the PTX; panics with cargo's
 /// stderr if the build fails.
 pub fn kernels(tc: &Toolchain, dir: &Path, target: Target) -> Vec<Kernel> {
-    let (out, ptx) = build_with(tc, dir, &tc.target_dir(target), &target.rustflags(), &[]);
+    let (out, ptx) = build_with(
+        tc,
+        dir,
+        &tc.target_dir(target),
+        &target.rustflags(),
+        Extra::default(),
+    );
     assert!(
         out.status.success(),
         "building {} for {target} failed:\n{}",
