@@ -10,7 +10,7 @@ use loom::sync::Arc;
 use loom_tests::{Plain, model};
 use scoped_atomics::model::{Position, set_position, spawn_in};
 use scoped_atomics::{
-    Atomic, Barrier, BinarySemaphore, Block, Device, Latch, Ordering, Scope, System,
+    Atomic, Barrier, BinarySemaphore, Block, CompletionScope, Device, Latch, Ordering, System,
 };
 
 const B0: Position = Position::gpu(0, 0);
@@ -19,7 +19,7 @@ const B1: Position = Position::gpu(0, 1);
 /// Two threads, two phases: in each phase each thread writes its slot of the phase, arrives and
 /// waits, and reads the other thread's slot. The completion counts its runs in plain data, which
 /// only the last arriver of a phase may touch.
-fn barrier_two_phases<S: Scope>(positions: [Position; 2]) {
+fn barrier_two_phases<S: CompletionScope>(positions: [Position; 2]) {
     model(move || {
         set_position(Position::host());
         let runs = Arc::new(Plain::new(0u32));
