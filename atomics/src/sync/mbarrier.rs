@@ -4,8 +4,11 @@
 //! in block-shared memory on sm_80+ keeps an `mbarrier` object in its state word (8 bytes,
 //! 8-aligned) and marks its expected count with `MBARRIER` (bit 31). Its operations are then one
 //! instruction each: `mbarrier.arrive` (release at CTA scope), `mbarrier.test_wait` (acquire at
-//! CTA scope), `mbarrier.arrive_drop`; the token is the `mbarrier` state. Everything else (other
-//! scopes, global memory, sm_70, the host) uses the generic barrier.
+//! CTA scope), `mbarrier.arrive_drop`; the token is the `mbarrier` state, with whether the
+//! arrival completed its phase (`mbarrier.pending_count`), and `Barrier::invalidate_in_place` is
+//! `mbarrier.inval`. Between `mbarrier.init` and `mbarrier.inval` nothing else touches the
+//! object. Everything else (other scopes, global memory, sm_70, the host) uses the generic
+//! barrier.
 //!
 //! What the hardware does not do, and so this path does not either: a completion function (only
 //! `init_in_place`, which has none, selects it), and detecting more arrivals in a phase than

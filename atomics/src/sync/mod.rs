@@ -80,6 +80,11 @@
 //!   count of the next phases, which `arrive_and_drop` decrements, is a second `Atomic<u32, S>`.
 //!   The completion `F` lives in an `UnsafeCell`: only the last arriver of a phase calls it, and
 //!   the phases are ordered by the barrier's own release/acquire chain, so calls never overlap.
+//!   Without a completion `F` is [`NoCompletion`], zero-sized: nothing is stored and nothing is
+//!   called, so a barrier built on one processor is valid on the other (`#[repr(C)]`, 16 bytes).
+//!   A completion is a type-level choice, open only to the scopes of one processor
+//!   ([`CompletionScope`](crate::CompletionScope): not `System`), and runs on the thread of the
+//!   phase's last arrival.
 //! * [`Latch`]: one `Atomic<u32, S>` holding the count as an `i32`; `count_down` is a `fetch_sub`
 //!   (`Release`), waiters load (`Acquire`) until the count is at most 0.
 //! * [`CountingSemaphore`]: one `Atomic<u32, S>`; `acquire` is a compare-exchange loop that takes
@@ -87,10 +92,12 @@
 //!   result against `MAX` before it stores it (`Release`).
 //!
 //! # Misuse
-//! `Barrier::new(0)` or above `max()`, more arrivals in a phase than expected, counting a latch
-//! down past zero, a semaphore release beyond `MAX` and a semaphore created above `MAX` each
-//! panic, with a message that names the mistake and the numbers, at the caller's location. On the
-//! device a panic traps. The constructors are `const` (except under loom), so in a `static` a bad
+//! `Barrier::new(0)` or above `max()`, more arrivals in a phase than expected, a `wait` on a
+//! token two or more phases old that did not complete its phase, counting a latch down past
+//! zero, a semaphore release beyond `MAX` and a semaphore created above `MAX` each panic, with a
+//! message that names the mistake and the numbers, at the caller's location. On the device a
+//! panic traps; in debug device builds, so does a primitive on the kernel's stack (local memory,
+//! where `atom` is undefined). The constructors are `const` (except under loom), so in a `static` a bad
 //! count is a compile-time error:
 //!
 //! ```compile_fail
@@ -100,12 +107,22 @@
 //! # let _ = &BROKEN;
 //! ```
 //!
-//! # Future work
+//! # The hardware barrier
 //! A `Barrier<Block>` initialised with `Barrier::init_in_place` in block-shared memory on sm_80
 //! and newer (detected with `isspacep.shared`) is the hardware `mbarrier`, as in libcu++: one
 //! `mbarrier.arrive` per arrival and `mbarrier.test_wait` polls; it has no completion function
 //! and cannot detect an excess arrival. Every other barrier uses the generic algorithm above,
-//! which is correct at every scope.
+//! which is correct at every scope. Both keep one contract:
+//! * **Lifetime.** From `mbarrier.init` to `mbarrier.inval` the state word is an `mbarrier`
+//!   object that only `mbarrier` instructions touch (no plain stores at initialisation, no load in
+//!   `Debug`). Before the memory is initialised again or reused,
+//!   [`Barrier::invalidate_in_place`] ends its life.
+//! * **Tokens.** `wait` takes a token of the current or the preceding phase, or one whose arrival
+//!   completed its phase (recorded in the token: `mbarrier.pending_count` of the arrival's
+//!   state on the hardware path); `mbarrier.test_wait` knows no older phase. The generic barrier
+//!   reports an older token; on the hardware one it is undefined.
+//! * **Counts.** An expected count and an `arrive_n` are at most 2²⁰ − 1 on the hardware path
+//!   (2³¹ − 1 on the generic one); beyond, `init_in_place` and `arrive_n` panic (trap).
 
 mod barrier;
 mod latch;
