@@ -66,7 +66,16 @@
 //! follow `f32::min`/`max` everywhere.
 
 #![no_std]
-#![cfg_attr(target_arch = "nvptx64", feature(asm_experimental_arch, stdarch_nvptx))]
+#![cfg_attr(
+    target_arch = "nvptx64",
+    feature(
+        asm_experimental_arch,
+        stdarch_nvptx,
+        core_intrinsics,
+        const_eval_select
+    ),
+    allow(internal_features)
+)]
 #![warn(missing_docs)]
 
 // `std` does not exist on the device: there the feature means nothing (the device waits poll with

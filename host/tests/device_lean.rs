@@ -1,0 +1,160 @@
+//! Issue 16: the primitives' device paths are as lean as libcu++'s: in release builds at sm_80 and
+//! sm_90, no kernel of a primitive's operation holds a `call` or uses local memory (`.local`,
+//! `__local_depot`). A misuse stops the kernel with `trap` alone: the panic messages (built in a
+//! local buffer by calls) exist on the host only.
+
+mod scratch;
+
+use scoped_atomics_host::ptx::Target;
+
+/// Every operation of every primitive at block, device and system scope (the kernel names are
+/// `<operation>_<scope>`), and the block barrier in shared memory.
+fn kernels_source() -> String {
+    let mut src = String::from(
+        "use scoped_atomics::{Atomic, Barrier, BinarySemaphore, Block, CountingSemaphore, Device, \
+         Latch, Ordering, System};\n",
+    );
+    let operations: [(&str, &str, &str); 12] = [
+        ("barrier_arrive_wait", "Barrier<{S}>", "b.arrive_and_wait()"),
+        (
+            "barrier_arrive_then_wait",
+            "Barrier<{S}>",
+            "{ let t = b.arrive(); b.wait(t) }",
+        ),
+        (
+            "barrier_arrive_n",
+            "Barrier<{S}>",
+            "{ let t = b.arrive_n(n); b.wait(t) }",
+        ),
+        ("barrier_arrive_drop", "Barrier<{S}>", "b.arrive_and_drop()"),
+        ("latch_count_down", "Latch<{S}>", "b.count_down(n)"),
+        ("latch_arrive_wait", "Latch<{S}>", "b.arrive_and_wait(n)"),
+        (
+            "semaphore_acquire_release",
+            "CountingSemaphore<{S}, 4>",
+            "{ b.acquire(); b.release(n) }",
+        ),
+        (
+            "semaphore_try_acquire_for",
+            "BinarySemaphore<{S}>",
+            "if b.try_acquire_for(core::time::Duration::from_micros(10)) { b.release(1) }",
+        ),
+        (
+            "atomic_wait",
+            "Atomic<u32, {S}>",
+            "b.wait(n, Ordering::Acquire)",
+        ),
+        ("atomic_notify_one", "Atomic<u32, {S}>", "b.notify_one()"),
+        ("atomic_notify_all", "Atomic<u32, {S}>", "b.notify_all()"),
+        ("latch_try_wait", "Latch<{S}>", "let _ = b.try_wait()"),
+    ];
+    for scope in ["Block", "Device", "System"] {
+        for (name, primitive, body) in operations {
+            let primitive = primitive.replace("{S}", scope);
+            src += &format!(
+                "#[unsafe(no_mangle)]\npub unsafe extern \"ptx-kernel\" fn {name}_{}(b: *const {primitive}, n: u32) {{\n    \
+                 // SAFETY: the launcher passes a live primitive.\n    let b = unsafe {{ &*b }};\n    let _ = n;\n    {body};\n}}\n",
+                scope.to_lowercase()
+            );
+        }
+    }
+    src += r#"
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn barrier_shared_block() {
+    use scoped_atomics::kernel::{block_dim, sync_threads, thread_idx};
+    let place = scoped_atomics::block_shared!(BARRIER: [Barrier<Block>; 1]).cast::<Barrier<Block>>();
+    if thread_idx().x == 0 {
+        // SAFETY: block-shared memory, used after the `sync_threads` below.
+        unsafe { Barrier::init_in_place(place, block_dim().x) };
+    }
+    sync_threads();
+    // SAFETY: initialised above.
+    let barrier = unsafe { &*place };
+    barrier.arrive_and_wait();
+    let token = barrier.arrive();
+    barrier.wait(token);
+    sync_threads();
+    if thread_idx().x == 0 {
+        // SAFETY: every use is ordered before this by `sync_threads`.
+        unsafe { Barrier::invalidate_in_place(place) };
+    }
+}
+"#;
+    src
+}
+
+#[test]
+fn primitive_kernels_have_no_call_and_no_local_memory() {
+    let Some(tc) = scratch::toolchain("device_lean") else {
+        return;
+    };
+    let dir = scratch::crate_dir(
+        &tc,
+        "primitives-lean",
+        ", default-features = false",
+        &format!("{}{}", scratch::PRELUDE, kernels_source()),
+    );
+    let mut failures = Vec::new();
+    for target in [Target::Sm80, Target::Sm90] {
+        let kernels = scratch::kernels(&tc, &dir, target);
+        let entries: Vec<_> = kernels.iter().filter(|k| k.entry).collect();
+        assert!(
+            entries.len() >= 37,
+            "{target}: only {} kernels",
+            entries.len()
+        );
+        for kernel in entries {
+            let calls = scratch::mnemonics(kernel)
+                .iter()
+                .filter(|m| m.starts_with("call"))
+                .count();
+            let local = kernel
+                .body
+                .iter()
+                .filter(|l| l.contains(".local") || l.contains("__local_depot"))
+                .count();
+            if calls != 0 || local != 0 {
+                failures.push(format!(
+                    "{target} {}: {calls} call(s), {local} line(s) using local memory",
+                    kernel.name
+                ));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The device keeps the compile-time messages: a `static` built with a bad count is still a
+/// compile error that says why (only the run-time path traps without a message).
+#[test]
+fn a_bad_static_primitive_is_still_a_compile_error_with_its_message_on_the_device() {
+    let Some(tc) = scratch::toolchain("device_lean") else {
+        return;
+    };
+    let dir = scratch::crate_dir(
+        &tc,
+        "bad-static",
+        ", default-features = false",
+        &format!(
+            "{}pub static BROKEN: scoped_atomics::Barrier<scoped_atomics::Device> = \
+             scoped_atomics::Barrier::new(0);\n",
+            scratch::PRELUDE
+        ),
+    );
+    let target = Target::Sm80;
+    let (out, _) = scratch::build_with(
+        &tc,
+        &dir,
+        &tc.target_dir(target),
+        &target.rustflags(),
+        scratch::Extra::default(),
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "a barrier of 0 compiled:\n{stderr}");
+    assert!(
+        stderr.contains(
+            "Barrier::new: the expected count is 0; a barrier needs at least 1 arrival per phase"
+        ),
+        "the compile error lost its message:\n{stderr}"
+    );
+}
