@@ -96,8 +96,10 @@
 //! token two or more phases old that did not complete its phase, counting a latch down past
 //! zero, a semaphore release beyond `MAX` and a semaphore created above `MAX` each panic, with a
 //! message that names the mistake and the numbers, at the caller's location. On the device a
-//! panic traps; in debug device builds, so does a primitive on the kernel's stack (local memory,
-//! where `atom` is undefined). The constructors are `const` (except under loom), so in a `static` a bad
+//! misuse at run time is a bare `trap`: no message is built there (no calls, no local memory; each
+//! check is a compare and a branch to `trap`), while a bad count in a `static` stays a
+//! compile-time error with its message on every target. In debug device builds a primitive on
+//! the kernel's stack (local memory, where `atom` is undefined) traps too. The constructors are `const` (except under loom), so in a `static` a bad
 //! count is a compile-time error:
 //!
 //! ```compile_fail
