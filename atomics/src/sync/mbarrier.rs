@@ -65,11 +65,11 @@ pub(super) unsafe fn arrive(object: *const u64) -> u64 {
     token
 }
 
-/// `n` arrivals (`1 <= n <= MAX`): one `mbarrier.arrive` with a count on sm_90, `n` single
-/// arrivals before. Returns the state token of the last `mbarrier.arrive` and whether these
-/// arrivals completed the phase: the token holds the state *before* the arrive-on operation, so
-/// its pending count (`mbarrier.pending_count`) equals the count of that arrive exactly when it
-/// was the phase's last.
+/// `n` arrivals (`1 <= n <= MAX`): one `mbarrier.arrive` with a count on sm_90; on sm_80 an
+/// `mbarrier.arrive.noComplete` of `n - 1` and one `mbarrier.arrive`. Returns the state token
+/// of the last `mbarrier.arrive` and whether these arrivals completed the phase: the token holds
+/// the state *before* the arrive-on operation, so its pending count (`mbarrier.pending_count`)
+/// equals the count of that arrive exactly when it was the phase's last.
 ///
 /// # Safety
 /// As for [`arrive`], and `1 <= n <= MAX` (the hardware's range of an arrival count).
@@ -89,11 +89,24 @@ pub(super) unsafe fn arrive_n(object: *const u64, n: u32) -> (u64, bool) {
     }
     #[cfg(not(target_feature = "sm_90"))]
     {
-        let mut token = 0;
-        for _ in 0..n {
-            // SAFETY: the caller's contract.
-            token = unsafe { arrive(object) };
+        // sm_80 has a count only on `mbarrier.arrive.noComplete`, which must not complete the
+        // phase: `n - 1` arrivals with it, then the last one with a plain `mbarrier.arrive`
+        // (as libcu++ does). In a correct program `n` is at most the arrivals still missing,
+        // so `n - 1` leaves at least one.
+        if n > 1 {
+            let _state: u64;
+            // SAFETY: the caller's contract; `1 <= n - 1 < MAX`, and fewer than the arrivals
+            // still missing in the phase (the caller's side of an arrival count).
+            unsafe {
+                asm!(
+                    "mbarrier.arrive.noComplete.b64 {t}, [{o}], {n};",
+                    t = out(reg64) _state, o = in(reg64) object, n = in(reg32) n - 1,
+                    options(nostack)
+                )
+            };
         }
+        // SAFETY: the caller's contract.
+        let token = unsafe { arrive(object) };
         (token, pending_count(token) == 1)
     }
 }
