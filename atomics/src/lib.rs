@@ -61,6 +61,7 @@ pub mod kernel;
 mod layout;
 pub mod model;
 mod ordering;
+pub mod plain;
 mod primitive;
 mod scope;
 mod scoped;

@@ -131,6 +131,7 @@ fn op<S: Scope, T>(name: &'static str, order: Ordering) -> Op {
         name,
         order,
         scope: S::KIND,
+        plain: false,
     }
 }
 
@@ -356,29 +357,72 @@ loom::lazy_static! {
 /// # Safety
 /// `ptr` is valid for reads and writes of `R` for as long as the returned reference is used.
 pub(crate) unsafe fn view<'a, R: Mirror>(ptr: *mut R) -> &'a Location<R> {
+    // SAFETY: the caller's contract.
+    let state = unsafe { view_state(ptr.cast(), size_of::<R>(), core::any::type_name::<R>()) };
+    // SAFETY: `Location<R>` is `repr(transparent)` over `LocationState`.
+    unsafe { &*(state as *const LocationState).cast::<Location<R>>() }
+}
+
+/// The state of the location of `size` bytes at `ptr`, of type `type_name`, created on first use
+/// with the bytes found there (little-endian, as `Mirror::to_bits` of every type).
+///
+/// # Safety
+/// `ptr` is valid for reads and writes of `size` bytes for as long as the result is used.
+unsafe fn view_state<'a>(ptr: *mut u8, size: usize, type_name: &'static str) -> &'a LocationState {
+    assert!(
+        size <= 8,
+        "scoped-atomics loom mirror: `{type_name}` is wider than the 64 bits the mirror logs"
+    );
     let mut views = VIEWS.lock().unwrap();
     let fresh = || {
+        let mut bytes = [0u8; 8];
         // SAFETY: the caller's contract.
-        let value = unsafe { ptr.read() };
-        let (name, size) = (core::any::type_name::<R>(), size_of::<R>());
-        std::boxed::Box::new(LocationState::new(value.to_bits(), name, size, ptr.cast()))
+        unsafe { core::ptr::copy_nonoverlapping(ptr, bytes.as_mut_ptr(), size) };
+        let bits = u64::from_le_bytes(bytes);
+        std::boxed::Box::new(LocationState::new(bits, type_name, size, ptr))
     };
     let state = views.entry(ptr.addr()).or_insert_with(fresh);
     // Views write through, so memory that no longer holds the newest value was written plainly by
     // its owner after the last view ended (or reused for a new object): a new location, with a new
     // history, starts there. No view of the old one can still be in use: the plain write needed
     // the memory exclusively.
-    if state.size() == size_of::<R>() && !state.matches_memory() {
+    if state.size() == size && !state.matches_memory() {
         *state = fresh();
     }
     assert!(
-        state.size() == size_of::<R>(),
-        "scoped-atomics loom mirror: `{}` viewed as `{}`: a mixed-size access, for which the PTX model gives no guarantees (PTX ISA 8.7.2)",
+        state.size() == size,
+        "scoped-atomics loom mirror: `{}` viewed as `{type_name}`: a mixed-size access, for which the PTX model gives no guarantees (PTX ISA 8.7.2)",
         state.type_name(),
-        core::any::type_name::<R>(),
     );
     let state: *const LocationState = &**state;
-    // SAFETY: the box lives in `VIEWS` until the execution ends and never moves; `Location<R>`
-    // is `repr(transparent)` over `LocationState`.
-    unsafe { &*state.cast::<Location<R>>() }
+    // SAFETY: the box lives in `VIEWS` until the execution ends and never moves.
+    unsafe { &*state }
+}
+
+/// A plain access of `size` bytes at `ptr` (`scoped_atomics::plain`), logged on the location
+/// that `AtomicRef` views of the same memory use: `Some(bits)` writes them (and the memory),
+/// `None` only checks a read, after which the caller reads the memory.
+///
+/// # Safety
+/// `ptr` is valid for reads (and, for a write, writes) of `size` bytes.
+#[track_caller]
+pub(crate) unsafe fn plain_access(
+    ptr: *mut u8,
+    size: usize,
+    type_name: &'static str,
+    write: Option<u64>,
+) {
+    // SAFETY: the caller's contract; a read changes nothing, a write only `size` bytes.
+    let state = unsafe { view_state(ptr, size, type_name) };
+    let op = |name| Op {
+        value_type: type_name,
+        name,
+        order: Ordering::Relaxed,
+        scope: ScopeKind::Thread,
+        plain: true,
+    };
+    match write {
+        Some(bits) => state.plain_write(op("write"), bits),
+        None => state.plain_read(op("read")),
+    }
 }
