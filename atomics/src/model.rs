@@ -7,6 +7,11 @@
 //! without one panics under loom. Outside loom the position is only recorded, so the same test
 //! code (and the host kernel executor) runs on plain threads too.
 //!
+//! [`Options`], set per execution with [`set_options`] before anything else, choose the
+//! mirror's model: the PTX model (the default), or additionally libcu++'s `atomic_ref` rule
+//! (`strict_atomic_ref_scopes`). Plain accesses that the mirror checks against the atomic ones
+//! are [`crate::plain`].
+//!
 //! ```
 //! use scoped_atomics::model::{spawn_in, set_position, Position};
 //! use scoped_atomics::device::{AtomicU32, Ordering};

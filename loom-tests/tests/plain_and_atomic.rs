@@ -27,7 +27,7 @@ fn named(position: Position) -> String {
 }
 
 /// Asserts that `failure` is a data race of a plain access naming both operations and both
-/// threads.
+/// threads, reported within the first three executions (as every scope bug of this suite).
 #[track_caller]
 fn assert_data_race(failure: &Failure, operations: [&str; 2], threads: [Position; 2]) {
     let message = &failure.message;
@@ -44,6 +44,11 @@ fn assert_data_race(failure: &Failure, operations: [&str; 2], threads: [Position
             "{thread} not named: {message}"
         );
     }
+    assert!(
+        failure.executions <= 3,
+        "reported only in execution {}",
+        failure.executions
+    );
 }
 
 // ---------------------------------------------------------------------------------------------

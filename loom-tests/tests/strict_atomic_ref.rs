@@ -45,7 +45,10 @@ fn default_mode_allows_views_of_different_scopes_that_include_each_other() {
 fn strict_mode_reports_concurrent_views_of_different_scopes() {
     let failure = expect_failure(counter::<Block, Device>(true));
     let message = &failure.message;
-    assert!(message.contains("atomic_ref scope rule (strict mode)"), "{message}");
+    assert!(
+        message.contains("atomic_ref scope rule (strict mode)"),
+        "{message}"
+    );
     for named in [
         "`fetch_add(Relaxed)` at block scope",
         "`fetch_add(Relaxed)` at device scope",
@@ -84,7 +87,11 @@ fn default_mode_allows_concurrent_loads_of_different_scopes() {
 #[test]
 fn strict_mode_reports_concurrent_loads_of_different_scopes() {
     let failure = expect_failure(two_loads(true));
-    assert!(failure.message.contains("atomic_ref scope rule"), "{}", failure.message);
+    assert!(
+        failure.message.contains("atomic_ref scope rule"),
+        "{}",
+        failure.message
+    );
 }
 
 /// A block-scope phase, then a device-scope phase, ordered by a release/acquire handshake: the
@@ -123,13 +130,19 @@ fn strict_mode_still_reports_scope_races() {
         set_options(mode(true));
         set_position(Position::host());
         let x = Heap::new(0u32);
-        let w = spawn_in(Position::gpu(0, 0), move || x.view::<Block>().store(1, Relaxed));
+        let w = spawn_in(Position::gpu(0, 0), move || {
+            x.view::<Block>().store(1, Relaxed)
+        });
         let r = spawn_in(Position::gpu(0, 1), move || x.view::<Block>().load(Relaxed));
         w.join().unwrap();
         r.join().unwrap();
     })
     .expect("not reported");
-    assert!(failure.message.contains("scope race"), "{}", failure.message);
+    assert!(
+        failure.message.contains("scope race"),
+        "{}",
+        failure.message
+    );
 }
 
 /// The options must be set before any location or position exists in the execution.

@@ -7,19 +7,63 @@
 //! * two conflicting operations on one location that are not ordered by happens-before and are
 //!   not morally strong (each one's scope includes the other's thread, PTX ISA 8.7) fail the model
 //!   with a message naming the location's type, both operations, both scopes and both threads;
+//! * plain accesses (`scoped_atomics::plain`) are logged on the same location as the `AtomicRef`
+//!   views of that memory and are morally strong with nothing: a plain access and any
+//!   conflicting access of another thread that happens-before does not order are a data race
+//!   ("data race on `u32`: plain `write` by … and `fetch_add(Relaxed)` at device scope by …");
 //! * a synchronisation through a fence whose scope does not include the other thread (the scoped
 //!   fence rule of the libcu++ memory model) fails the model where the acquiring side reads the
-//!   released write.
+//!   released write;
+//! * optionally (`model::Options::strict_atomic_ref_scopes`, off by default), libcu++'s
+//!   `atomic_ref` rule: two operations of different threads on one location with different
+//!   scopes that happens-before does not order are reported, loads included, even where the PTX
+//!   model makes them morally strong.
 //!
-//! What it does not model, each shown by a test in `loom-tests`:
+//! # Model choices
+//!
+//! Where the mirror deliberately differs from PTX, each shown by a test in `loom-tests`
+//! (`tests/limits.rs` unless named otherwise).
+//!
+//! Stricter than PTX — the language's verdict. The mirror checks the contract the program is
+//! written against: `core::sync::atomic` promises the C++20 model, and the same source runs on
+//! the host and through LLVM's optimisations, which follow that model, so a program that is
+//! correct only by PTX's stronger rules is reported:
+//! * a release store followed by a relaxed store of the same thread does not make the second
+//!   store a release (PTX's release pattern `st.release [M]; st.relaxed [M]`, 8.8; in C++20 a
+//!   release sequence continues only through read-modify-writes):
+//!   `release_store_then_relaxed_store_is_not_a_release`, with the RMW contrast
+//!   `release_store_then_relaxed_rmw_is_still_a_release`;
+//! * likewise a relaxed read of a release followed by an acquire read of the same location does
+//!   not acquire what the first read saw when the second reads a later write (PTX's acquire
+//!   pattern `ld.relaxed [M]; ld.acquire [M]`):
+//!   `relaxed_read_then_acquire_read_of_a_later_write_is_not_an_acquire`;
+//! * the scoped fence rule is checked whether or not anything depends on the synchronisation
+//!   (loom's fences cannot leave it out): `fence_rule_is_checked_even_when_nothing_depends_on_it`;
+//! * a reduction's read followed by an acquire fence is reported when it read a released write
+//!   of another thread, since loom would synchronise where PTX does not (8.8), also when nothing
+//!   depends on it: `litmus::mp_with_reduction`;
+//! * a location viewed with two sizes panics (PTX gives mixed-size races no guarantees, 8.7.2):
+//!   `mixed_size_views_panic`;
+//! * in the opt-in strict mode, libcu++'s `atomic_ref` rule (`strict_atomic_ref::*`).
+//!
+//! Weaker than PTX — what it does not check or explore:
 //! * loom has no load buffering, and treats `SeqCst` accesses like `AcqRel` (loom issue 180);
 //!   every `SeqCst` operation here is a `SeqCst` fence plus an acquire/relaxed access, as on the
 //!   device, so fence-based SC reasoning (the SB litmus test) is explored faithfully;
 //! * at most 5 threads per model (loom's limit);
 //! * a release fence counts with the widest scope of the release fences its thread has executed,
 //!   so data written between a wide and a later narrow fence is not caught;
-//! * a thread spawned after another thread's operation is not checked against that operation's
-//!   scope (spawn every thread before the racing operations; loom's first executions do).
+//! * a thread spawned after another thread's atomic operation is not checked against that
+//!   operation's scope (spawn every thread before the racing operations; loom's first executions
+//!   do); plain accesses are checked against every thread, spawned later or not;
+//! * narrow `SeqCst` fences order threads outside their scope (loom's `SeqCst` fences are global):
+//!   `block_scope_seqcst_fences_order_other_blocks_in_loom`;
+//! * `compare_exchange_weak` never fails spuriously: `compare_exchange_weak_never_fails_spuriously`;
+//! * a byte is its own location, while on the device an 8-bit atomic rewrites its whole 32-bit
+//!   word: a plain write to a neighbouring byte racing with it is not reported:
+//!   `plain_write_to_a_neighbouring_byte_of_an_8bit_atomic_is_not_reported`;
+//! * read-modify-writes always read the newest value, so the lost update of atomicity litmus
+//!   test 2 is reported as a scope race rather than produced (`litmus::atomicity_2_*`).
 
 mod location;
 #[path = "../ptx/table.rs"]
