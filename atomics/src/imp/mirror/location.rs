@@ -290,6 +290,7 @@ impl LocationState {
     fn before(&self, op: &Op, mode: Mode) -> usize {
         let me = topology::current_index();
         let known = topology::thread_count();
+        // Every location of a strict execution has the cells: `set_options` panics once one exists.
         let strict = !op.plain && !self.core.strict.is_empty();
         for other in (0..MAX_THREADS).filter(|&u| u != me) {
             self.touch(Sentinel::Scope, other * MAX_THREADS + me, 0, me, mode, op);
@@ -307,13 +308,6 @@ impl LocationState {
                     }
                 }
             }
-        }
-        if !op.plain && self.core.strict.is_empty() && topology::options().strict_atomic_ref_scopes
-        {
-            panic!(
-                "scoped-atomics loom mirror: this location was created before the strict \
-                 `atomic_ref` mode was set; call `scoped_atomics::model::set_options` first"
-            );
         }
         me
     }
@@ -503,33 +497,33 @@ pub(crate) fn check_synchronisation(
             released.what,
         );
     }
-    if let Release::Fence(scope) = released.release {
-        if !includes(scope, writer, me) {
-            panic!(
-                "scope race: {} follows a release fence of {scope} scope by {}, which does not \
+    if let Release::Fence(scope) = released.release
+        && !includes(scope, writer, me)
+    {
+        panic!(
+            "scope race: {} follows a release fence of {scope} scope by {}, which does not \
                  include {}; {} reads it with {read}{}, but on a GPU no synchronisation forms \
                  (scoped fence rule, libcu++ memory model)",
-                released.what,
-                describe_thread(writer),
-                describe_thread(me),
-                describe_thread(me),
-                acquire_fence
-                    .map(|s| format!(" and an acquire fence of {s} scope"))
-                    .unwrap_or_default(),
-            );
-        }
+            released.what,
+            describe_thread(writer),
+            describe_thread(me),
+            describe_thread(me),
+            acquire_fence
+                .map(|s| format!(" and an acquire fence of {s} scope"))
+                .unwrap_or_default(),
+        );
     }
-    if let Some(scope) = acquire_fence {
-        if !includes(scope, me, writer) {
-            panic!(
-                "scope race: {} acquires {} through {read} and an acquire fence of {scope} scope, \
+    if let Some(scope) = acquire_fence
+        && !includes(scope, me, writer)
+    {
+        panic!(
+            "scope race: {} acquires {} through {read} and an acquire fence of {scope} scope, \
                  which does not include {}; on a GPU no synchronisation forms (scoped fence rule, \
                  libcu++ memory model)",
-                describe_thread(me),
-                released.what,
-                describe_thread(writer),
-            );
-        }
+            describe_thread(me),
+            released.what,
+            describe_thread(writer),
+        );
     }
 }
 
