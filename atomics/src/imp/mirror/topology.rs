@@ -144,7 +144,8 @@ impl Core {
         CORE_POOL.lock().unwrap().pop().unwrap_or_else(|| {
             panic!(
                 "scoped-atomics loom mirror: more than {VIEW_LOCATIONS} locations viewed through \
-             `AtomicRef` in one model (or a view before any thread has a position)"
+             `AtomicRef` or accessed through `plain` in one model (or a view before any thread has a \
+             position)"
             )
         })
     }
