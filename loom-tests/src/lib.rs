@@ -7,8 +7,10 @@
 //! ```
 //!
 //! (`--release`: loom is much slower in debug builds. `--target-dir`: the `--cfg loom` build
-//! does not invalidate the normal one.) On 2 cores the tests take about 10 s, about 55 s
-//! including compiling `scoped-atomics` and this crate.
+//! does not invalidate the normal one.) On 2 idle cores the tests take about 10 s, about 55 s
+//! including compiling `scoped-atomics` and this crate; the plain-and-atomic, strict-mode and
+//! model-choice tests add about 2.5 s (0.5 s of CPU) and two test binaries to compile. On a
+//! machine shared with other builds the whole command took 3.5–4 min (1 min 17 s of CPU).
 //!
 //! # Exploration bound
 //!
