@@ -7,9 +7,9 @@
 //! happens-before, whatever the other access's scope: on a GPU that is a data race (PTX ISA
 //! 8.7.1), undefined behaviour in Rust.
 //!
-//! [`read`] and [`write`] are that plain access, nothing more: `ptr.read()` / `ptr.write(value)`,
-//! a plain `ld`/`st` on the device (no `.volatile`, no `.relaxed`, no fence) and a plain load or
-//! store on the host. Under `--cfg loom` the mirror logs them on the same location as the
+//! [`read`] and [`write`](fn@write) are that plain access, nothing more: `ptr.read()` /
+//! `ptr.write(value)`, a plain `ld`/`st` on the device (no `.volatile`, no `.relaxed`, no fence)
+//! and a plain load or store on the host. Under `--cfg loom` the mirror logs them on the same location as the
 //! `AtomicRef` views of that memory, so it reports a plain access racing with an atomic one (or
 //! with another plain one) — naming both operations and both threads — and lets a program that
 //! is correct because of a barrier pass. Memory that is only ever accessed plainly can use
@@ -71,7 +71,7 @@ pub unsafe fn read<T: AtomicPrimitive>(ptr: *const T) -> T {
 ///
 /// # Safety
 /// `ptr` is valid for writes and aligned, and no access to the location by another thread races
-/// with this write (see [`read`]).
+/// with this write (see [`read`](fn@read)).
 ///
 /// ```
 /// let mut x = 0i32;
