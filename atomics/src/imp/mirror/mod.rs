@@ -401,30 +401,39 @@ loom::lazy_static! {
 /// # Safety
 /// `ptr` is valid for reads and writes of `R` for as long as the returned reference is used.
 pub(crate) unsafe fn view<'a, R: Mirror>(ptr: *mut R) -> &'a Location<R> {
+    // SAFETY: the caller's contract. (A typed read, so that a pointer's provenance is exposed.)
+    let initial = || unsafe { ptr.read() }.to_bits();
     // SAFETY: the caller's contract.
-    let state = unsafe { view_state(ptr.cast(), size_of::<R>(), core::any::type_name::<R>()) };
+    let state = unsafe {
+        view_state(
+            ptr.cast(),
+            size_of::<R>(),
+            core::any::type_name::<R>(),
+            initial,
+        )
+    };
     // SAFETY: `Location<R>` is `repr(transparent)` over `LocationState`.
     unsafe { &*(state as *const LocationState).cast::<Location<R>>() }
 }
 
 /// The state of the location of `size` bytes at `ptr`, of type `type_name`, created on first use
-/// with the bytes found there (little-endian, as `Mirror::to_bits` of every type).
+/// with the value `initial()` reads there (its bits, little-endian as `Mirror::to_bits` of every
+/// type).
 ///
 /// # Safety
 /// `ptr` is valid for reads and writes of `size` bytes for as long as the result is used.
-unsafe fn view_state<'a>(ptr: *mut u8, size: usize, type_name: &'static str) -> &'a LocationState {
+unsafe fn view_state<'a>(
+    ptr: *mut u8,
+    size: usize,
+    type_name: &'static str,
+    initial: impl Fn() -> u64,
+) -> &'a LocationState {
     assert!(
         size <= 8,
         "scoped-atomics loom mirror: `{type_name}` is wider than the 64 bits the mirror logs"
     );
     let mut views = VIEWS.lock().unwrap();
-    let fresh = || {
-        let mut bytes = [0u8; 8];
-        // SAFETY: the caller's contract.
-        unsafe { core::ptr::copy_nonoverlapping(ptr, bytes.as_mut_ptr(), size) };
-        let bits = u64::from_le_bytes(bytes);
-        std::boxed::Box::new(LocationState::new(bits, type_name, size, ptr))
-    };
+    let fresh = || std::boxed::Box::new(LocationState::new(initial(), type_name, size, ptr));
     let state = views.entry(ptr.addr()).or_insert_with(fresh);
     // Views write through, so memory that no longer holds the newest value was written plainly by
     // its owner after the last view ended (or reused for a new object): a new location, with a new
@@ -456,8 +465,14 @@ pub(crate) unsafe fn plain_access(
     type_name: &'static str,
     write: Option<u64>,
 ) {
+    let initial = || {
+        let mut bytes = [0u8; 8];
+        // SAFETY: the caller's contract (`view_state` rejects `size > 8` first).
+        unsafe { core::ptr::copy_nonoverlapping(ptr, bytes.as_mut_ptr(), size) };
+        u64::from_le_bytes(bytes)
+    };
     // SAFETY: the caller's contract; a read changes nothing, a write only `size` bytes.
-    let state = unsafe { view_state(ptr, size, type_name) };
+    let state = unsafe { view_state(ptr, size, type_name, initial) };
     let op = |name| Op {
         value_type: type_name,
         name,
