@@ -33,9 +33,17 @@
 //!
 //! # Backends
 //! The backend is chosen by `cfg` in one place (`imp`): inline PTX on `nvptx64`, loom under
-//! `--cfg loom`, `core::sync::atomic` elsewhere. Under loom, `from_ptr`, `from_mut`, `as_ptr`,
-//! `get_mut` and `AtomicRef::new` do not exist (loom's atomics cannot view plain memory), and
-//! `new` is not `const`.
+//! `--cfg loom`, `core::sync::atomic` elsewhere.
+//!
+//! Under loom (the mirror, see [`model`]), [`AtomicRef::new`] and [`AtomicRef::from_ptr`]
+//! work: a view is a mirror location keyed by the address, created with the value found there,
+//! and every write through it is copied back to the memory. [`plain::read`] and
+//! [`plain::write`] are logged on the same location, so races between plain and atomic accesses
+//! to one location are reported. `Atomic::from_ptr`, `from_mut`, `from_mut_slice`, `as_ptr` and
+//! `get_mut` do not exist there (an `Atomic` is a model object, not memory holding a `T`), and
+//! `Atomic::new` is not `const`. The mirror's model choices — where it is deliberately stricter
+//! or weaker than PTX, and its opt-in strict mode for libcu++'s `atomic_ref` rule
+//! ([`model::Options`]) — are listed with their tests in the `loom-tests` crate's documentation.
 //!
 //! # 8- and 16-bit atomics on the device
 //! The PTX memory model gives mixed-size races no guarantees (PTX ISA 8.7.2), so every access to
@@ -91,6 +99,7 @@ pub mod kernel;
 mod layout;
 pub mod model;
 mod ordering;
+pub mod plain;
 mod primitive;
 mod scope;
 mod scoped;

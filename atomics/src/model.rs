@@ -7,6 +7,11 @@
 //! without one panics under loom. Outside loom the position is only recorded, so the same test
 //! code (and the host kernel executor) runs on plain threads too.
 //!
+//! [`Options`], set per execution with [`set_options`] before anything else, choose the
+//! mirror's model: the PTX model (the default), or additionally libcu++'s `atomic_ref` rule
+//! (`strict_atomic_ref_scopes`). Plain accesses that the mirror checks against the atomic ones
+//! are [`crate::plain`].
+//!
 //! ```
 //! use scoped_atomics::model::{spawn_in, set_position, Position};
 //! use scoped_atomics::device::{AtomicU32, Ordering};
@@ -186,17 +191,86 @@ impl fmt::Display for Position {
     }
 }
 
+/// Options of the loom mirror, set per model execution with [`set_options`]. The default is the
+/// PTX model.
+///
+/// ```
+/// use scoped_atomics::model::Options;
+/// assert!(!Options::default().strict_atomic_ref_scopes);
+/// assert!(Options::new().with_strict_atomic_ref_scopes(true).strict_atomic_ref_scopes);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub struct Options {
+    /// libcu++'s `atomic_ref` rule: no object may be referenced concurrently by atomic views of
+    /// different scopes. When set, two operations of different threads on one location through
+    /// views (or atomics) of different scopes that no happens-before orders are reported — loads
+    /// too, and even when each scope includes the other thread, which the PTX model (the
+    /// default) allows. Off by default.
+    pub strict_atomic_ref_scopes: bool,
+}
+
+impl Options {
+    /// The default options: the PTX model.
+    ///
+    /// ```
+    /// assert_eq!(scoped_atomics::model::Options::new(), Default::default());
+    /// ```
+    pub const fn new() -> Self {
+        Options {
+            strict_atomic_ref_scopes: false,
+        }
+    }
+
+    /// These options with libcu++'s `atomic_ref` rule on or off (see
+    /// [`strict_atomic_ref_scopes`](Self::strict_atomic_ref_scopes)).
+    ///
+    /// ```
+    /// use scoped_atomics::model::Options;
+    /// let strict = Options::new().with_strict_atomic_ref_scopes(true);
+    /// assert!(strict.strict_atomic_ref_scopes);
+    /// ```
+    pub const fn with_strict_atomic_ref_scopes(mut self, on: bool) -> Self {
+        self.strict_atomic_ref_scopes = on;
+        self
+    }
+}
+
 #[cfg(loom)]
-pub use crate::imp::topology::{current_position, set_position, spawn_in};
+pub use crate::imp::topology::{current_position, options, set_options, set_position, spawn_in};
 
 #[cfg(all(not(loom), feature = "std", not(target_arch = "nvptx64")))]
 mod plain {
-    use super::Position;
+    use super::{Options, Position};
     use std::cell::Cell;
     use std::thread::{self, JoinHandle};
 
     std::thread_local! {
         static POSITION: Cell<Option<Position>> = const { Cell::new(None) };
+        static OPTIONS: Cell<Options> = const { Cell::new(Options::new()) };
+    }
+
+    /// Sets the loom mirror's options for this model execution. Under `--cfg loom` it must be the
+    /// first thing the model's closure does in each execution, before any atomic, view, plain
+    /// access or position exists (else it panics); outside loom the options are only recorded
+    /// for the calling thread, since there is nothing to check.
+    ///
+    /// ```
+    /// use scoped_atomics::model::{options, set_options, Options};
+    /// set_options(Options::new().with_strict_atomic_ref_scopes(true));
+    /// assert!(options().strict_atomic_ref_scopes);
+    /// ```
+    pub fn set_options(options: Options) {
+        OPTIONS.with(|o| o.set(options));
+    }
+
+    /// The options in force (see [`set_options`]).
+    ///
+    /// ```
+    /// assert!(!scoped_atomics::model::options().strict_atomic_ref_scopes);
+    /// ```
+    pub fn options() -> Options {
+        OPTIONS.with(Cell::get)
     }
 
     /// Records the position of the calling thread.
@@ -240,4 +314,4 @@ mod plain {
 }
 
 #[cfg(all(not(loom), feature = "std", not(target_arch = "nvptx64")))]
-pub use plain::{current_position, set_position, spawn_in};
+pub use plain::{current_position, options, set_options, set_position, spawn_in};

@@ -7,7 +7,7 @@
 //! be valid for the extents the launch implies.
 
 use scoped_atomics::kernel::{block_dim, block_idx, grid_dim, sync_threads, thread_idx};
-use scoped_atomics::{AtomicRef, Barrier, Block, Device, Ordering, block_shared};
+use scoped_atomics::{AtomicRef, Barrier, Block, Device, Ordering, block_shared, plain};
 
 /// Number of bins of the histogram kernel.
 pub const BINS: usize = 16;
@@ -105,6 +105,50 @@ unsafe fn message_passing_in<S: scoped_atomics::Scope>(
             unsafe { result.write(data.read_volatile()) };
         }
         _ => {}
+    }
+}
+
+/// Counts the values of `input` above `threshold`. Each block counts into a block-shared counter
+/// that thread 0 initialises with a plain store; after a `sync_threads` the block's threads add to
+/// it with block-scope atomics; after another, thread 0 reads it plainly, writes the block's count
+/// plainly to `counts[block]` and adds it to `*total` with a device-scope reduction. The plain
+/// accesses are `scoped_atomics::plain`, a plain `ld`/`st` on the device, and checked against the
+/// atomic ones by the loom mirror: without the first `sync_threads`, the initialisation races
+/// with the other threads' increments.
+///
+/// # Safety
+/// `input` is valid for `len` reads, `counts` for one `u32` per block, and `total` for an atomic
+/// `u32`.
+pub unsafe fn count_above(
+    input: *const u32,
+    len: usize,
+    threshold: u32,
+    counts: *mut u32,
+    total: *mut u32,
+) {
+    let counter = block_shared!(BLOCK_COUNT: [u32; 1]).cast::<u32>();
+    if thread_idx().x == 0 {
+        // SAFETY: block-shared memory; the barrier below orders this before every increment.
+        unsafe { plain::write(counter, 0) };
+    }
+    sync_threads();
+    let (mut i, stride) = global_thread();
+    while i < len {
+        // SAFETY: `i < len`.
+        if unsafe { input.add(i).read() } > threshold {
+            // SAFETY: every access to the counter between the two barriers is atomic.
+            unsafe { AtomicRef::<u32, Block>::from_ptr(counter) }.add(1, Ordering::Relaxed);
+        }
+        i += stride;
+    }
+    sync_threads();
+    if thread_idx().x == 0 {
+        // SAFETY: the barrier ordered every increment before this read.
+        let count = unsafe { plain::read(counter) };
+        // SAFETY: the caller's contract; only this thread writes this block's count.
+        unsafe { plain::write(counts.add(block_idx().x as usize), count) };
+        // SAFETY: the caller's contract; every access to `total` during the launch is atomic.
+        unsafe { AtomicRef::<u32, Device>::from_ptr(total) }.add(count, Ordering::Relaxed);
     }
 }
 

@@ -109,9 +109,10 @@ where
     first_failure(f).expect("the model was expected to fail, but every execution passed")
 }
 
-/// Asserts that a model fails with a data race: a scope race of the mirror (`"scope race"`) or
-/// loom's own race on plain data (`"Causality violation"`). Used where either report is the
-/// right answer (a missed synchronisation that makes plain data race).
+/// Asserts that a model fails with a data race: a scope race of the mirror (`"scope race"`), a
+/// race of a `scoped_atomics::plain` access (`"data race"`) or loom's own race on plain data
+/// (`"Causality violation"`). Used where either report is the right answer (a missed
+/// synchronisation that makes plain data race).
 #[track_caller]
 pub fn assert_reports_race<F>(f: F)
 where
@@ -120,7 +121,9 @@ where
     let failure = first_failure(f)
         .expect("a data race on a GPU, but the model passed every execution: not reported");
     assert!(
-        failure.message.contains("scope race") || failure.message.contains("Causality violation"),
+        failure.message.contains("scope race")
+            || failure.message.contains("data race")
+            || failure.message.contains("Causality violation"),
         "the model failed, but not with a data race: {}",
         failure.message
     );
@@ -183,6 +186,13 @@ impl<T> Clone for Heap<T> {
 }
 impl<T> Copy for Heap<T> {}
 
+// SAFETY: a `Heap` is a pointer to memory the model owns until `free` (unsafe); every access
+// through it is an `AtomicRef` view or a `scoped_atomics::plain` access, which the mirror checks
+// for races, so it may be shared with kernel threads like a kernel argument.
+unsafe impl<T> Send for Heap<T> {}
+// SAFETY: as above.
+unsafe impl<T> Sync for Heap<T> {}
+
 impl<T: scoped_atomics::AtomicPrimitive> Heap<T> {
     /// Allocates `value`.
     pub fn new(value: T) -> Self {
@@ -194,6 +204,25 @@ impl<T: scoped_atomics::AtomicPrimitive> Heap<T> {
         // SAFETY: the allocation lives until `free`, which the model calls after joining every
         // thread that made a view; every access meanwhile is through a view of the same size.
         unsafe { AtomicRef::from_ptr(self.0) }
+    }
+
+    /// The pointer, e.g. for a kernel argument.
+    pub fn as_ptr(self) -> *mut T {
+        self.0
+    }
+
+    /// A plain read (`scoped_atomics::plain::read`), checked by the mirror against the views.
+    #[track_caller]
+    pub fn read(self) -> T {
+        // SAFETY: live until `free`; the mirror reports a read that races.
+        unsafe { scoped_atomics::plain::read(self.0) }
+    }
+
+    /// A plain write (`scoped_atomics::plain::write`), checked by the mirror against the views.
+    #[track_caller]
+    pub fn write(self, value: T) {
+        // SAFETY: as for `read`.
+        unsafe { scoped_atomics::plain::write(self.0, value) }
     }
 
     /// The value the memory holds (the views write through), and frees it.

@@ -7,8 +7,10 @@
 //! ```
 //!
 //! (`--release`: loom is much slower in debug builds. `--target-dir`: the `--cfg loom` build
-//! does not invalidate the normal one.) On 2 cores the tests take about 10 s, about 55 s
-//! including compiling `scoped-atomics` and this crate.
+//! does not invalidate the normal one.) On 2 idle cores the tests take about 10 s, about 55 s
+//! including compiling `scoped-atomics` and this crate; the plain-and-atomic, strict-mode and
+//! model-choice tests add about 2.5 s (0.5 s of CPU) and two test binaries to compile. On a
+//! machine shared with other builds the whole command took 3.5–4 min (1 min 17 s of CPU).
 //!
 //! # Exploration bound
 //!
@@ -34,6 +36,8 @@
 //! | `tests/primitives.rs` | `Barrier`, `Latch`, `BinarySemaphore` and `wait`/`notify` with 2 threads: phases, completion once per phase, exclusion, happens-before; a block barrier used across blocks is a scope race |
 //! | `tests/kernels.rs` | the example kernels of `gpu-kernels` on tiny grids through the `scoped-atomics-host` executor's loom launch (the topology comes from the launch); the block-scope twin of message passing is a scope race |
 //! | `tests/mirror_regressions.rs` | bugs of the mirror found by this suite, fixed: each must stay fixed |
+//! | `tests/plain_and_atomic.rs` | one location, plain and atomic (`scoped_atomics::plain` next to `AtomicRef` views): CoRR, CoWR, CoRW and CoWW with one plain access, ordered (exact outcome sets) and racy (reported, naming both operations and threads); kernel shapes — plain init → `sync_threads` / grid `Barrier` / release-acquire → atomic use, plain read of the result — each next to its racy twin; the `count_above` kernel |
+//! | `tests/strict_atomic_ref.rs` | libcu++'s `atomic_ref` rule as the opt-in strict mode (`model::Options`): each program in both modes |
 //!
 //! Outcome sets: each litmus test returns its outcome from the model's closure; `outcomes`
 //! collects them across executions (outside the model, since loom re-runs the closure) and
@@ -87,32 +91,57 @@
 //!   does) or lock with a compare-exchange (`scope_pairs::cas_lock`). Spin loops must yield to loom
 //!   (`spin_until`).
 //!
-//! # What the mirror does not check
+//! # Model choices of the mirror
 //!
-//! The limits in the module docs of `atomics/src/imp/mirror/mod.rs`, and two more:
+//! Where the mirror is deliberately stricter or weaker than PTX, each with its test (in
+//! `tests/limits.rs` unless named otherwise); the module docs of `atomics/src/imp/mirror/mod.rs`
+//! give the same list.
+//!
+//! Stricter than PTX: the verdict of the language. `core::sync::atomic` promises the C++20
+//! model, the same source runs on the host, and LLVM optimises by that model, so a program
+//! correct only under PTX's stronger patterns is reported:
+//!
+//! * **A release store followed by a relaxed store of the same thread is not a release** of the
+//!   second store (PTX release pattern 2, `st.release [M]; st.relaxed [M]`, is; C++20 release
+//!   sequences continue only through read-modify-writes; on ARM `stlr; str` lets the second
+//!   store be seen before the data): `release_store_then_relaxed_store_is_not_a_release` is
+//!   reported, `release_store_then_relaxed_rmw_is_still_a_release` passes.
+//! * **A relaxed read followed by an acquire read is not an acquire pattern** for what the first
+//!   read saw, when the second reads a later write (PTX acquire pattern 2):
+//!   `relaxed_read_then_acquire_read_of_a_later_write_is_not_an_acquire`.
+//! * **The scoped fence rule is checked whether or not anything depends on the
+//!   synchronisation** (loom's fences cannot leave it out): a relaxed read of a write released
+//!   by a narrow fence, followed by an acquire fence for an unrelated reason, is reported
+//!   although the program is correct: `fence_rule_is_checked_even_when_nothing_depends_on_it`.
+//! * **A reduction's read followed by an acquire fence is reported** when it read a released
+//!   write of another thread, since loom would synchronise where PTX does not (8.8) — also when
+//!   nothing depends on it (`litmus::mp_with_reduction`).
+//! * **Mixed-size views panic** (no guarantees in PTX, 8.7.2): `mixed_size_views_panic`.
+//! * **Opt-in: libcu++'s `atomic_ref` rule** (`strict_atomic_ref::*`; off by default, where the
+//!   PTX rule applies).
+//!
+//! Weaker than PTX: what the mirror does not check (besides the loom limits above).
 //!
 //! * **A release fence counts with the widest scope of the release fences its thread has
 //!   executed**, so data written between a wide fence and a later narrow one, published through
 //!   the narrow one, is not caught: `release_fence_scope_is_the_widest_so_far` (passes although
 //!   the data races on a GPU).
-//! * **A thread spawned after another thread's operation is not checked against that operation's
-//!   scope** — precisely when the earlier operation's scope excludes the late thread and the
-//!   late thread's operation's scope includes the earlier thread:
+//! * **A thread spawned after another thread's atomic operation is not checked against that
+//!   operation's scope** — precisely when the earlier operation's scope excludes the late thread
+//!   and the late thread's operation's scope includes the earlier thread:
 //!   `thread_spawned_after_the_operation_is_not_checked` passes, the same program with the reader
 //!   spawned first is reported (`thread_spawned_before_the_operation_is_checked`). Spawn every
-//!   thread before the racing operations (as every other test here does).
-//! * **The scoped fence rule is checked whether or not anything depends on the
-//!   synchronisation** (an over-approximation: loom's fences cannot leave it out): a relaxed read
-//!   of a write released by a narrow fence, followed by an acquire fence for an unrelated reason,
-//!   is reported although the program is correct:
-//!   `fence_rule_is_checked_even_when_nothing_depends_on_it`.
+//!   thread before the racing operations (as every other test here does). Plain accesses are
+//!   checked against every thread.
 //! * **Narrow `SeqCst` fences order threads outside their scope**: loom's `SeqCst` fences are
 //!   global, so two `fence::<Block>(SeqCst)` in different blocks are ordered, which a GPU does not
 //!   promise (Fence-SC relates only morally strong fences); a program relying on that is not
 //!   reported: `block_scope_seqcst_fences_order_other_blocks_in_loom`.
-//! * **A reduction's read followed by an acquire fence is reported** when it read a released
-//!   write of another thread, since loom would synchronise where PTX does not (8.8) — also when
-//!   nothing depends on it (`litmus::mp_with_reduction`).
+//! * **`compare_exchange_weak` never fails spuriously**:
+//!   `compare_exchange_weak_never_fails_spuriously`.
+//! * **A byte is its own location**, while on the device an 8-bit atomic rewrites its whole
+//!   32-bit word: a plain write to a neighbouring byte racing with it (a mixed-size race there)
+//!   passes: `plain_write_to_a_neighbouring_byte_of_an_8bit_atomic_is_not_reported`.
 //!
 //! # Writing a test
 //!
@@ -121,7 +150,9 @@
 //! * Give the model's thread a position with `set_position` before its first atomic operation,
 //!   spawn the others with `spawn_in`, and keep to 2–3 spawned threads.
 //! * Plain data is `Plain` (a `loom::cell::UnsafeCell`); memory shared through `AtomicRef`
-//!   views is a `Heap`.
+//!   views is a `Heap`, whose plain accesses (`Heap::read`, `Heap::write`: `scoped_atomics::plain`)
+//!   the mirror checks against the views. A race involving a plain access is reported as
+//!   "data race on `T`"; set `model::Options` with `set_options` first, when needed.
 //! * A buggy program's test is `#[should_panic(expected = "scope race")]`; add it to the
 //!   early-detection list of `scope_pairs.rs`.
 #![cfg_attr(not(loom), allow(unused))]

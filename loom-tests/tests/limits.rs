@@ -6,7 +6,7 @@
 #![cfg(loom)]
 
 use loom::sync::Arc;
-use loom_tests::{Plain, assert_outcomes, expect_failure, model, outcomes, spin_until};
+use loom_tests::{Heap, Plain, assert_outcomes, expect_failure, model, outcomes, spin_until};
 use scoped_atomics::model::{Position, set_position, spawn_in};
 use scoped_atomics::{Atomic, AtomicRef, Block, Device, Ordering::*, System, fence};
 
@@ -369,4 +369,144 @@ fn block_scope_seqcst_fences_order_other_blocks_in_loom() {
         &seen,
         &[(0, 1), (1, 0), (1, 1)],
     );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Model choices: where the mirror follows the language's contract (the C++20 model that
+// `core::sync::atomic` promises) rather than PTX's stronger patterns, or checks less than PTX
+
+/// Block 0 writes `data` plainly, stores 1 to `flag` with `Release` and then 2 with `Relaxed`
+/// (`later_rmw`: adds 1 with a relaxed `fetch_add` instead); block 1 reads the data if its acquire
+/// load of `flag` returns 2.
+fn release_then_later_write(later_rmw: bool) -> impl Fn() + Send + Sync + 'static {
+    move || {
+        set_position(Position::host());
+        let data = Heap::new(0u32);
+        let flag = Arc::new(Atomic::<u32, Device>::new(0));
+        let writer = {
+            let flag = flag.clone();
+            spawn_in(B0, move || {
+                data.write(42);
+                flag.store(1, Release);
+                if later_rmw {
+                    flag.fetch_add(1, Relaxed);
+                } else {
+                    flag.store(2, Relaxed);
+                }
+            })
+        };
+        let reader = spawn_in(B1, move || {
+            if flag.load(Acquire) == 2 {
+                assert_eq!(data.read(), 42);
+            }
+        });
+        writer.join().unwrap();
+        reader.join().unwrap();
+        // SAFETY: both threads are joined.
+        unsafe { data.free() };
+    }
+}
+
+/// A release store followed by a relaxed store of the same thread does not make the second store
+/// a release. PTX says it does (release pattern 2 of PTX ISA 8.8: `st.release [M]; st.relaxed
+/// [M]`), so on the device as PTX executes it the reader that sees 2 would see the data. The
+/// mirror reports the data race because that is the verdict of the contract the program is written
+/// against: `core::sync::atomic` promises the C++20 model, where a release sequence continues
+/// only through read-modify-writes, so the same source is a race on the host (an ARM `stlr; str`
+/// lets the second store be seen without the data) and under any compiler transformation valid
+/// for the language.
+#[test]
+fn release_store_then_relaxed_store_is_not_a_release() {
+    let failure = expect_failure(release_then_later_write(false));
+    assert!(
+        failure.message.contains("data race on `u32`")
+            && failure.message.contains("plain `write`")
+            && failure.message.contains("plain `read`"),
+        "{}",
+        failure.message
+    );
+}
+
+/// The contrast: a relaxed read-modify-write continues the release sequence (in C++, in loom and
+/// in PTX alike), so the reader that sees 2 synchronises with the release store.
+#[test]
+fn release_store_then_relaxed_rmw_is_still_a_release() {
+    model(release_then_later_write(true));
+}
+
+/// The acquire counterpart: a relaxed load that reads a release store, followed by an acquire
+/// load of the same location, is an acquire pattern in PTX (8.8, pattern 2: `ld.relaxed [M];
+/// ld.acquire [M]`), which synchronises with the release store even where the acquire load reads
+/// a later, relaxed store. In C++ (and `core`) the acquire load synchronises only with the
+/// release sequence of the write it reads itself, so when it reads the relaxed 2 nothing orders
+/// the data: reported.
+#[test]
+fn relaxed_read_then_acquire_read_of_a_later_write_is_not_an_acquire() {
+    let failure = expect_failure(|| {
+        set_position(Position::host());
+        let data = Heap::new(0u32);
+        let flag = Arc::new(Atomic::<u32, Device>::new(0));
+        let writer = {
+            let flag = flag.clone();
+            spawn_in(B0, move || {
+                data.write(42);
+                flag.store(1, Release);
+                flag.store(2, Relaxed);
+            })
+        };
+        let reader = spawn_in(B1, move || {
+            if flag.load(Relaxed) == 1 {
+                let _later = flag.load(Acquire);
+                assert_eq!(data.read(), 42);
+            }
+        });
+        writer.join().unwrap();
+        reader.join().unwrap();
+        // SAFETY: both threads are joined.
+        unsafe { data.free() };
+    });
+    assert!(
+        failure.message.contains("data race on `u32`"),
+        "{}",
+        failure.message
+    );
+}
+
+/// `compare_exchange_weak` never fails spuriously in the mirror (loom would only add executions
+/// that a strong compare-exchange in a retry loop covers): a single weak compare-exchange of the
+/// expected value always succeeds, although on the device (and in `core`) it may fail. A
+/// program that wrongly relies on it succeeding is not reported.
+#[test]
+fn compare_exchange_weak_never_fails_spuriously() {
+    let seen = outcomes(|| {
+        set_position(B0);
+        let x = Atomic::<u32, Device>::new(0);
+        x.compare_exchange_weak(0, 1, Relaxed, Relaxed)
+    });
+    assert_outcomes("compare_exchange_weak", &seen, &[Ok(0)]);
+}
+
+/// On the device an 8-bit atomic accesses the aligned 32-bit word that contains it (a
+/// compare-and-swap loop rewrites the neighbouring bytes), so a plain write to a neighbouring
+/// byte that races with it is a mixed-size data race. The mirror keeps one location per byte
+/// and does not see it: this program passes.
+#[test]
+fn plain_write_to_a_neighbouring_byte_of_an_8bit_atomic_is_not_reported() {
+    model(|| {
+        set_position(Position::host());
+        let word = Heap::new(0u32);
+        let atomic = spawn_in(B0, move || {
+            // SAFETY: the first byte of a live word; its accesses are all atomic.
+            let byte = unsafe { AtomicRef::<u8, Device>::from_ptr(word.as_ptr().cast()) };
+            byte.fetch_add(1, Relaxed);
+        });
+        let plain = spawn_in(B1, move || {
+            // SAFETY: the second byte of the live word.
+            unsafe { scoped_atomics::plain::write(word.as_ptr().cast::<u8>().add(1), 7u8) };
+        });
+        atomic.join().unwrap();
+        plain.join().unwrap();
+        // SAFETY: both threads are joined.
+        assert_eq!(unsafe { word.free() }.to_le_bytes(), [1, 7, 0, 0]);
+    });
 }

@@ -16,7 +16,9 @@
 //!   PTX ISA 8.7.1. Touching before the operation matters: the operation's own synchronisation
 //!   must not order the touches.
 
-use super::topology::{self, MAX_THREADS, Pending, Release, Released, describe_thread, includes};
+use super::topology::{
+    self, MAX_THREADS, Pending, Release, Released, SCOPES, describe_thread, includes,
+};
 use crate::ScopeKind;
 use core::sync::atomic::Ordering;
 use std::format;
@@ -32,12 +34,28 @@ pub(crate) struct Op {
     pub name: &'static str,
     pub order: Ordering,
     pub scope: ScopeKind,
+    /// A plain (non-atomic) access (`scoped_atomics::plain`): morally strong with no operation
+    /// of another thread, whatever its scope field says.
+    pub plain: bool,
 }
 
 impl Op {
     fn describe(&self) -> String {
-        format!("`{}({:?})` at {} scope", self.name, self.order, self.scope)
+        if self.plain {
+            format!("plain `{}`", self.name)
+        } else {
+            format!("`{}({:?})` at {} scope", self.name, self.order, self.scope)
+        }
     }
+}
+
+/// The two kinds of sentinel cells.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Sentinel {
+    /// Per ordered pair of threads: scope races (PTX ISA 8.7.1).
+    Scope,
+    /// Per ordered pair of threads and scope: the strict `atomic_ref` mode.
+    Strict,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -73,6 +91,8 @@ struct Log {
     /// The last operation of each accessor of each sentinel cell: `[cell][0]` the owner `y` of
     /// cell (x, y), `[cell][1]` the thread `x`.
     last_access: Vec<[Option<(usize, Op)>; 2]>,
+    /// The same for the strict-mode cells: `[cell][0]` the writer, `[cell][1]` the reader.
+    strict_last_access: Vec<[Option<(usize, Op)>; 2]>,
 }
 
 pub(crate) struct LocationState {
@@ -107,6 +127,7 @@ impl LocationState {
                 writes: std::vec![initial],
                 newest: 0,
                 last_access: std::vec![[None, None]; MAX_THREADS * MAX_THREADS],
+                strict_last_access: std::vec![[None, None]; MAX_THREADS * MAX_THREADS * SCOPES],
             }),
             type_name,
             size,
@@ -229,36 +250,99 @@ impl LocationState {
         }
     }
 
+    /// A plain read (`scoped_atomics::plain::read`): only the race check. The caller reads the
+    /// memory, which holds the newest write (views write through): a read that no race report
+    /// stops is ordered after every write of another thread that loom has executed, so the newest
+    /// is the only one it may read. It performs no loom operation, so a later acquire fence does
+    /// not synchronise through it (a plain read forms no acquire pattern, PTX ISA 8.8).
+    pub(crate) fn plain_read(&self, op: Op) {
+        self.before(&op, Mode::Read);
+    }
+
+    /// A plain write (`scoped_atomics::plain::write`) of `bits`: logged like a store, but it
+    /// releases nothing (a release fence before it forms no release pattern: it is not strong),
+    /// and copied to the memory.
+    pub(crate) fn plain_write(&self, op: Op, bits: u64) {
+        self.before(&op, Mode::Write);
+        let index = {
+            let mut log = self.log.lock().unwrap();
+            log.writes.push(Write {
+                bits,
+                releases: Vec::new(),
+            });
+            log.writes.len() - 1
+        };
+        // Relaxed: any reader of this write must already be ordered after it (else the sentinels
+        // report the race), so what loom's store carries adds nothing.
+        self.core.index.store(index, Ordering::Relaxed);
+        self.published(index);
+    }
+
     /// Sentinel touches; returns the calling thread's mirror index.
+    ///
+    /// A plain access includes no other thread: it touches both cells of every pair, known
+    /// threads or not (no position is needed to exclude a thread). In the strict `atomic_ref`
+    /// mode an atomic operation of scope s also writes the strict cell (me, u, s) and reads the
+    /// cells (u, me, k) of every other scope k, so that it conflicts with every operation of
+    /// another scope by u, loads included (libcu++ forbids even concurrent loads through views of
+    /// different scopes).
     #[track_caller]
     fn before(&self, op: &Op, mode: Mode) -> usize {
         let me = topology::current_index();
         let known = topology::thread_count();
+        // Every location of a strict execution has the cells: `set_options` panics once one exists.
+        let strict = !op.plain && !self.core.strict.is_empty();
         for other in (0..MAX_THREADS).filter(|&u| u != me) {
-            self.touch(other, me, me, mode, op);
-            if other < known && !includes(op.scope, me, other) {
-                self.touch(me, other, me, mode, op);
+            self.touch(Sentinel::Scope, other * MAX_THREADS + me, 0, me, mode, op);
+            if op.plain || (other < known && !includes(op.scope, me, other)) {
+                self.touch(Sentinel::Scope, me * MAX_THREADS + other, 1, me, mode, op);
+            }
+            if strict {
+                for scope in ScopeKind::ALL {
+                    if scope == op.scope {
+                        let cell = topology::strict_cell(me, other, scope);
+                        self.touch(Sentinel::Strict, cell, 0, me, Mode::Write, op);
+                    } else {
+                        let cell = topology::strict_cell(other, me, scope);
+                        self.touch(Sentinel::Strict, cell, 1, me, Mode::Read, op);
+                    }
+                }
             }
         }
         me
     }
 
-    /// Touches the cell of the ordered pair (x, y) as thread `me` (which is x or y).
-    fn touch(&self, x: usize, y: usize, me: usize, mode: Mode, op: &Op) {
-        let cell = x * MAX_THREADS + y;
-        let side = usize::from(me != y);
+    /// Touches sentinel `cell` as thread `me` from `side` (for `Sentinel::Scope` cell (x, y):
+    /// 0 when `me` is y, 1 when `me` is x; for a strict cell: 0 the writer, 1 the reader).
+    fn touch(&self, kind: Sentinel, cell: usize, side: usize, me: usize, mode: Mode, op: &Op) {
+        let cells = match kind {
+            Sentinel::Scope => &self.core.sentinels,
+            Sentinel::Strict => &self.core.strict,
+        };
         let touched = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match mode {
-            Mode::Read => self.core.sentinels[cell].with(|_| ()),
-            Mode::Write => self.core.sentinels[cell].with_mut(|_| ()),
+            Mode::Read => cells[cell].with(|_| ()),
+            Mode::Write => cells[cell].with_mut(|_| ()),
         }));
         if let Err(payload) = touched {
-            let other = self.log.lock().unwrap().last_access[cell][1 - side];
-            panic!(
-                "{}",
-                self.race_message(me, op, other, payload_text(&payload))
-            );
+            let other = {
+                let log = self.log.lock().unwrap();
+                match kind {
+                    Sentinel::Scope => log.last_access[cell][1 - side],
+                    Sentinel::Strict => log.strict_last_access[cell][1 - side],
+                }
+            };
+            let loom = payload_text(&payload);
+            let message = match kind {
+                Sentinel::Scope => self.race_message(me, op, other, loom),
+                Sentinel::Strict => strict_message(me, op, other, loom),
+            };
+            panic!("{message}");
         }
-        self.log.lock().unwrap().last_access[cell][side] = Some((me, *op));
+        let mut log = self.log.lock().unwrap();
+        match kind {
+            Sentinel::Scope => log.last_access[cell][side] = Some((me, *op)),
+            Sentinel::Strict => log.strict_last_access[cell][side] = Some((me, *op)),
+        }
     }
 
     fn race_message(&self, me: usize, op: &Op, other: Option<(usize, Op)>, loom: String) -> String {
@@ -266,7 +350,11 @@ impl LocationState {
             Some((them, their_op)) => (describe_thread(them), their_op.describe()),
             None => ("another thread".to_string(), "an operation".to_string()),
         };
+        let plain = op.plain || other.is_some_and(|(_, o)| o.plain);
         let why = match other {
+            _ if plain => {
+                "a plain access is morally strong with no operation of another thread".to_string()
+            }
             Some((t, o)) if !includes(o.scope, t, me) => {
                 format!(
                     "the {} scope of the first does not include {}",
@@ -283,10 +371,14 @@ impl LocationState {
             }
             _ => "their scopes do not include each other's threads".to_string(),
         };
+        let what = if plain {
+            format!("data race on `{}`", op.value_type)
+        } else {
+            format!("scope race on `Atomic<{}>`", op.value_type)
+        };
         format!(
-            "scope race on `Atomic<{}>`: {their_op} by {them} and {} by {} are not morally strong ({why}) \
+            "{what}: {their_op} by {them} and {} by {} are not morally strong ({why}) \
              and no happens-before orders them: a data race on a GPU (PTX ISA 8.7)\n[loom: {loom}]",
-            op.value_type,
             op.describe(),
             describe_thread(me),
         )
@@ -405,34 +497,57 @@ pub(crate) fn check_synchronisation(
             released.what,
         );
     }
-    if let Release::Fence(scope) = released.release {
-        if !includes(scope, writer, me) {
-            panic!(
-                "scope race: {} follows a release fence of {scope} scope by {}, which does not \
+    if let Release::Fence(scope) = released.release
+        && !includes(scope, writer, me)
+    {
+        panic!(
+            "scope race: {} follows a release fence of {scope} scope by {}, which does not \
                  include {}; {} reads it with {read}{}, but on a GPU no synchronisation forms \
                  (scoped fence rule, libcu++ memory model)",
-                released.what,
-                describe_thread(writer),
-                describe_thread(me),
-                describe_thread(me),
-                acquire_fence
-                    .map(|s| format!(" and an acquire fence of {s} scope"))
-                    .unwrap_or_default(),
-            );
-        }
+            released.what,
+            describe_thread(writer),
+            describe_thread(me),
+            describe_thread(me),
+            acquire_fence
+                .map(|s| format!(" and an acquire fence of {s} scope"))
+                .unwrap_or_default(),
+        );
     }
-    if let Some(scope) = acquire_fence {
-        if !includes(scope, me, writer) {
-            panic!(
-                "scope race: {} acquires {} through {read} and an acquire fence of {scope} scope, \
+    if let Some(scope) = acquire_fence
+        && !includes(scope, me, writer)
+    {
+        panic!(
+            "scope race: {} acquires {} through {read} and an acquire fence of {scope} scope, \
                  which does not include {}; on a GPU no synchronisation forms (scoped fence rule, \
                  libcu++ memory model)",
-                describe_thread(me),
-                released.what,
-                describe_thread(writer),
-            );
-        }
+            describe_thread(me),
+            released.what,
+            describe_thread(writer),
+        );
     }
+}
+
+/// The report of the strict `atomic_ref` mode.
+fn strict_message(me: usize, op: &Op, other: Option<(usize, Op)>, loom: String) -> String {
+    let (them, their_op, their_scope) = match other {
+        Some((them, o)) => (describe_thread(them), o.describe(), o.scope.to_string()),
+        None => (
+            "another thread".to_string(),
+            "an operation".to_string(),
+            "another".to_string(),
+        ),
+    };
+    format!(
+        "atomic_ref scope rule (strict mode): {their_op} by {them} and {} by {} use one `{}` \
+         location through atomic views of different scopes ({their_scope} and {}) and no \
+         happens-before orders them; libcu++ forbids concurrent `atomic_ref`s of different scopes \
+         to one object (the PTX model allows it when each scope includes the other thread)\n\
+         [loom: {loom}]",
+        op.describe(),
+        describe_thread(me),
+        op.value_type,
+        op.scope,
+    )
 }
 
 fn payload_text(payload: &std::boxed::Box<dyn core::any::Any + Send>) -> String {

@@ -7,19 +7,63 @@
 //! * two conflicting operations on one location that are not ordered by happens-before and are
 //!   not morally strong (each one's scope includes the other's thread, PTX ISA 8.7) fail the model
 //!   with a message naming the location's type, both operations, both scopes and both threads;
+//! * plain accesses (`scoped_atomics::plain`) are logged on the same location as the `AtomicRef`
+//!   views of that memory and are morally strong with nothing: a plain access and any
+//!   conflicting access of another thread that happens-before does not order are a data race
+//!   ("data race on `u32`: plain `write` by … and `fetch_add(Relaxed)` at device scope by …");
 //! * a synchronisation through a fence whose scope does not include the other thread (the scoped
 //!   fence rule of the libcu++ memory model) fails the model where the acquiring side reads the
-//!   released write.
+//!   released write;
+//! * optionally (`model::Options::strict_atomic_ref_scopes`, off by default), libcu++'s
+//!   `atomic_ref` rule: two operations of different threads on one location with different
+//!   scopes that happens-before does not order are reported, loads included, even where the PTX
+//!   model makes them morally strong.
 //!
-//! What it does not model, each shown by a test in `loom-tests`:
+//! # Model choices
+//!
+//! Where the mirror deliberately differs from PTX, each shown by a test in `loom-tests`
+//! (`tests/limits.rs` unless named otherwise).
+//!
+//! Stricter than PTX — the language's verdict. The mirror checks the contract the program is
+//! written against: `core::sync::atomic` promises the C++20 model, and the same source runs on
+//! the host and through LLVM's optimisations, which follow that model, so a program that is
+//! correct only by PTX's stronger rules is reported:
+//! * a release store followed by a relaxed store of the same thread does not make the second
+//!   store a release (PTX's release pattern `st.release [M]; st.relaxed [M]`, 8.8; in C++20 a
+//!   release sequence continues only through read-modify-writes):
+//!   `release_store_then_relaxed_store_is_not_a_release`, with the RMW contrast
+//!   `release_store_then_relaxed_rmw_is_still_a_release`;
+//! * likewise a relaxed read of a release followed by an acquire read of the same location does
+//!   not acquire what the first read saw when the second reads a later write (PTX's acquire
+//!   pattern `ld.relaxed [M]; ld.acquire [M]`):
+//!   `relaxed_read_then_acquire_read_of_a_later_write_is_not_an_acquire`;
+//! * the scoped fence rule is checked whether or not anything depends on the synchronisation
+//!   (loom's fences cannot leave it out): `fence_rule_is_checked_even_when_nothing_depends_on_it`;
+//! * a reduction's read followed by an acquire fence is reported when it read a released write
+//!   of another thread, since loom would synchronise where PTX does not (8.8), also when nothing
+//!   depends on it: `litmus::mp_with_reduction`;
+//! * a location viewed with two sizes panics (PTX gives mixed-size races no guarantees, 8.7.2):
+//!   `mixed_size_views_panic`;
+//! * in the opt-in strict mode, libcu++'s `atomic_ref` rule (`strict_atomic_ref::*`).
+//!
+//! Weaker than PTX — what it does not check or explore:
 //! * loom has no load buffering, and treats `SeqCst` accesses like `AcqRel` (loom issue 180);
 //!   every `SeqCst` operation here is a `SeqCst` fence plus an acquire/relaxed access, as on the
 //!   device, so fence-based SC reasoning (the SB litmus test) is explored faithfully;
 //! * at most 5 threads per model (loom's limit);
 //! * a release fence counts with the widest scope of the release fences its thread has executed,
 //!   so data written between a wide and a later narrow fence is not caught;
-//! * a thread spawned after another thread's operation is not checked against that operation's
-//!   scope (spawn every thread before the racing operations; loom's first executions do).
+//! * a thread spawned after another thread's atomic operation is not checked against that
+//!   operation's scope (spawn every thread before the racing operations; loom's first executions
+//!   do); plain accesses are checked against every thread, spawned later or not;
+//! * narrow `SeqCst` fences order threads outside their scope (loom's `SeqCst` fences are global):
+//!   `block_scope_seqcst_fences_order_other_blocks_in_loom`;
+//! * `compare_exchange_weak` never fails spuriously: `compare_exchange_weak_never_fails_spuriously`;
+//! * a byte is its own location, while on the device an 8-bit atomic rewrites its whole 32-bit
+//!   word: a plain write to a neighbouring byte racing with it is not reported:
+//!   `plain_write_to_a_neighbouring_byte_of_an_8bit_atomic_is_not_reported`;
+//! * read-modify-writes always read the newest value, so the lost update of atomicity litmus
+//!   test 2 is reported as a scope race rather than produced (`litmus::atomicity_2_*`).
 
 mod location;
 #[path = "../ptx/table.rs"]
@@ -131,6 +175,7 @@ fn op<S: Scope, T>(name: &'static str, order: Ordering) -> Op {
         name,
         order,
         scope: S::KIND,
+        plain: false,
     }
 }
 
@@ -356,29 +401,87 @@ loom::lazy_static! {
 /// # Safety
 /// `ptr` is valid for reads and writes of `R` for as long as the returned reference is used.
 pub(crate) unsafe fn view<'a, R: Mirror>(ptr: *mut R) -> &'a Location<R> {
-    let mut views = VIEWS.lock().unwrap();
-    let fresh = || {
-        // SAFETY: the caller's contract.
-        let value = unsafe { ptr.read() };
-        let (name, size) = (core::any::type_name::<R>(), size_of::<R>());
-        std::boxed::Box::new(LocationState::new(value.to_bits(), name, size, ptr.cast()))
+    // SAFETY: the caller's contract. (A typed read, so that a pointer's provenance is exposed.)
+    let initial = || unsafe { ptr.read() }.to_bits();
+    // SAFETY: the caller's contract.
+    let state = unsafe {
+        view_state(
+            ptr.cast(),
+            size_of::<R>(),
+            core::any::type_name::<R>(),
+            initial,
+        )
     };
+    // SAFETY: `Location<R>` is `repr(transparent)` over `LocationState`.
+    unsafe { &*(state as *const LocationState).cast::<Location<R>>() }
+}
+
+/// The state of the location of `size` bytes at `ptr`, of type `type_name`, created on first use
+/// with the value `initial()` reads there (its bits, little-endian as `Mirror::to_bits` of every
+/// type).
+///
+/// # Safety
+/// `ptr` is valid for reads and writes of `size` bytes for as long as the result is used.
+unsafe fn view_state<'a>(
+    ptr: *mut u8,
+    size: usize,
+    type_name: &'static str,
+    initial: impl Fn() -> u64,
+) -> &'a LocationState {
+    assert!(
+        size <= 8,
+        "scoped-atomics loom mirror: `{type_name}` is wider than the 64 bits the mirror logs"
+    );
+    let mut views = VIEWS.lock().unwrap();
+    let fresh = || std::boxed::Box::new(LocationState::new(initial(), type_name, size, ptr));
     let state = views.entry(ptr.addr()).or_insert_with(fresh);
     // Views write through, so memory that no longer holds the newest value was written plainly by
     // its owner after the last view ended (or reused for a new object): a new location, with a new
     // history, starts there. No view of the old one can still be in use: the plain write needed
     // the memory exclusively.
-    if state.size() == size_of::<R>() && !state.matches_memory() {
+    if state.size() == size && !state.matches_memory() {
         *state = fresh();
     }
     assert!(
-        state.size() == size_of::<R>(),
-        "scoped-atomics loom mirror: `{}` viewed as `{}`: a mixed-size access, for which the PTX model gives no guarantees (PTX ISA 8.7.2)",
+        state.size() == size,
+        "scoped-atomics loom mirror: `{}` viewed as `{type_name}`: a mixed-size access, for which the PTX model gives no guarantees (PTX ISA 8.7.2)",
         state.type_name(),
-        core::any::type_name::<R>(),
     );
     let state: *const LocationState = &**state;
-    // SAFETY: the box lives in `VIEWS` until the execution ends and never moves; `Location<R>`
-    // is `repr(transparent)` over `LocationState`.
-    unsafe { &*state.cast::<Location<R>>() }
+    // SAFETY: the box lives in `VIEWS` until the execution ends and never moves.
+    unsafe { &*state }
+}
+
+/// A plain access of `size` bytes at `ptr` (`scoped_atomics::plain`), logged on the location
+/// that `AtomicRef` views of the same memory use: `Some(bits)` writes them (and the memory),
+/// `None` only checks a read, after which the caller reads the memory.
+///
+/// # Safety
+/// `ptr` is valid for reads (and, for a write, writes) of `size` bytes.
+#[track_caller]
+pub(crate) unsafe fn plain_access(
+    ptr: *mut u8,
+    size: usize,
+    type_name: &'static str,
+    write: Option<u64>,
+) {
+    let initial = || {
+        let mut bytes = [0u8; 8];
+        // SAFETY: the caller's contract (`view_state` rejects `size > 8` first).
+        unsafe { core::ptr::copy_nonoverlapping(ptr, bytes.as_mut_ptr(), size) };
+        u64::from_le_bytes(bytes)
+    };
+    // SAFETY: the caller's contract; a read changes nothing, a write only `size` bytes.
+    let state = unsafe { view_state(ptr, size, type_name, initial) };
+    let op = |name| Op {
+        value_type: type_name,
+        name,
+        order: Ordering::Relaxed,
+        scope: ScopeKind::Thread,
+        plain: true,
+    };
+    match write {
+        Some(bits) => state.plain_write(op("write"), bits),
+        None => state.plain_read(op("read")),
+    }
 }

@@ -2,7 +2,7 @@
 //! fence checks.
 
 use crate::ScopeKind;
-use crate::model::Position;
+use crate::model::{Options, Position};
 use std::cell::RefCell;
 use std::string::String;
 use std::sync::Mutex;
@@ -64,11 +64,54 @@ pub(crate) fn with_state<R>(f: impl FnOnce(&mut ThreadState) -> R) -> R {
     STATE.with(|s| f(&mut s.borrow_mut()))
 }
 
-/// The loom objects of one location: the atomic holding the index of its newest write, and one
-/// sentinel cell per ordered pair of threads.
+/// The loom objects of one location: the atomic holding the index of its newest write, one
+/// sentinel cell per ordered pair of threads, and, in the strict `atomic_ref` mode, one more per
+/// ordered pair of threads and scope ([`strict_cell`]).
 pub(crate) struct Core {
     pub index: loom::sync::atomic::AtomicUsize,
     pub sentinels: Vec<loom::cell::UnsafeCell<()>>,
+    pub strict: Vec<loom::cell::UnsafeCell<()>>,
+}
+
+/// The number of scopes, for the strict mode's cells.
+pub(crate) const SCOPES: usize = ScopeKind::ALL.len();
+
+/// The strict-mode cell of the ordered pair (x, y) and `scope`: x writes it for its operations of
+/// that scope, y reads the cells of every other scope, so that two operations of x and y conflict
+/// exactly when their scopes differ.
+pub(crate) fn strict_cell(x: usize, y: usize, scope: ScopeKind) -> usize {
+    let scope_index = ScopeKind::ALL.iter().position(|&s| s == scope).unwrap_or(0);
+    (x * MAX_THREADS + y) * SCOPES + scope_index
+}
+
+loom::lazy_static! {
+    /// The model options of this execution, and whether it is too late to change them (a
+    /// location or a position exists).
+    static ref OPTIONS: Mutex<(Options, bool)> = Mutex::new((Options::default(), false));
+}
+
+/// Sets the model options of this execution (see `crate::model::set_options`).
+#[track_caller]
+pub fn set_options(options: Options) {
+    let mut current = OPTIONS.lock().unwrap();
+    assert!(
+        !current.1,
+        "scoped-atomics loom mirror: `set_options` must be the first thing the model does in each \
+         execution, before any atomic, `AtomicRef` view, plain access or position exists"
+    );
+    current.0 = options;
+}
+
+/// The model options of this execution.
+pub fn options() -> Options {
+    OPTIONS.lock().unwrap().0
+}
+
+/// The options in force from now on in this execution: later `set_options` calls panic.
+fn freeze_options() -> Options {
+    let mut current = OPTIONS.lock().unwrap();
+    current.1 = true;
+    current.0
 }
 
 /// Cores the locations of `AtomicRef` views take from. loom counts creating an object as a write
@@ -83,12 +126,16 @@ loom::lazy_static! {
 
 impl Core {
     pub(crate) fn new() -> Core {
-        let sentinels = (0..MAX_THREADS * MAX_THREADS)
-            .map(|_| loom::cell::UnsafeCell::new(()))
-            .collect();
+        let cells = |n| (0..n).map(|_| loom::cell::UnsafeCell::new(())).collect();
+        let strict = freeze_options().strict_atomic_ref_scopes;
         Core {
             index: loom::sync::atomic::AtomicUsize::new(0),
-            sentinels,
+            sentinels: cells(MAX_THREADS * MAX_THREADS),
+            strict: cells(if strict {
+                MAX_THREADS * MAX_THREADS * SCOPES
+            } else {
+                0
+            }),
         }
     }
 
@@ -97,13 +144,15 @@ impl Core {
         CORE_POOL.lock().unwrap().pop().unwrap_or_else(|| {
             panic!(
                 "scoped-atomics loom mirror: more than {VIEW_LOCATIONS} locations viewed through \
-             `AtomicRef` in one model (or a view before any thread has a position)"
+             `AtomicRef` or accessed through `plain` in one model (or a view before any thread has a \
+             position)"
             )
         })
     }
 }
 
 fn register(position: Position) -> usize {
+    freeze_options();
     let mut threads = THREADS.lock().unwrap();
     if threads.is_empty() {
         let mut pool = CORE_POOL.lock().unwrap();
