@@ -70,7 +70,10 @@ pub use atomic::Atomic;
 pub use atomic_ref::AtomicRef;
 pub use core::sync::atomic::Ordering;
 pub use fence::{compiler_fence, fence};
-pub use primitive::AtomicPrimitive;
+pub use primitive::{
+    AtomicArithmetic, AtomicBitwise, AtomicFloat, AtomicInteger, AtomicIntegerReduce,
+    AtomicPrimitive, AtomicReduce,
+};
 pub use scope::{Block, Cluster, Device, Scope, ScopeKind, System, Thread};
 pub use scoped::{
     AtomicBool, AtomicF32, AtomicF64, AtomicI8, AtomicI16, AtomicI32, AtomicI64, AtomicIsize,
