@@ -105,6 +105,33 @@ impl<'a, T: AtomicPrimitive, S: Scope> AtomicRef<'a, T, S> {
         }
     }
 
+    /// The alignment `from_ptr` requires (libcu++'s `atomic_ref<T>::required_alignment`): that of
+    /// the `core` atomic of `T`'s width, which can exceed `align_of::<T>()`.
+    ///
+    /// ```
+    /// use scoped_atomics::{AtomicRef, Device};
+    /// assert_eq!(AtomicRef::<u32, Device>::required_alignment(), 4);
+    /// ```
+    #[inline(always)]
+    #[must_use]
+    pub const fn required_alignment() -> usize {
+        Atomic::<T, S>::required_alignment()
+    }
+
+    /// Whether every operation through such a view is lock-free (libcu++'s
+    /// `atomic_ref<T>::is_always_lock_free`): always `true` here; see
+    /// [`Atomic::is_always_lock_free`].
+    ///
+    /// ```
+    /// use scoped_atomics::{AtomicRef, Block};
+    /// assert!(AtomicRef::<f64, Block>::is_always_lock_free());
+    /// ```
+    #[inline(always)]
+    #[must_use]
+    pub const fn is_always_lock_free() -> bool {
+        Atomic::<T, S>::is_always_lock_free()
+    }
+
     /// The atomic this view refers to, with the view's lifetime.
     ///
     /// ```

@@ -17,7 +17,9 @@
 //! `Atomic<*mut U, S>`, which is generic over `U`.
 
 use crate::Scope;
-use crate::imp::{RawAtomic, RawBool, RawFloat, RawInt, RawIntReduce, RawReduce, Storage};
+use crate::imp::{
+    RawAtomic, RawBool, RawFloat, RawInt, RawIntReduce, RawReduce, Storage, core_storage,
+};
 use core::sync::atomic::Ordering;
 
 mod sealed {
@@ -51,9 +53,15 @@ mod sealed {
 /// ```
 pub trait AtomicPrimitive: Copy + sealed::Sealed {
     /// The backend's storage: a `core::sync::atomic` type on the host and on the device, a loom
-    /// atomic under `--cfg loom`.
+    /// atomic under `--cfg loom`. `Send + Sync + Unpin` so that every `Atomic<T, S>` is, in
+    /// generic code too (as every `core` atomic is).
     #[doc(hidden)]
-    type Storage: RawAtomic<Self>;
+    type Storage: RawAtomic<Self> + Send + Sync + Unpin;
+
+    /// The `core::sync::atomic` type of the same width: `AtomicU32` for `u32` and `f32`,
+    /// `AtomicBool` for `bool`, `AtomicPtr<U>` for `*mut U`; what
+    /// [`Atomic::as_core`](crate::Atomic::as_core) returns on the host.
+    type Core;
 
     /// What `Default` gives: zero, `false` or a null pointer.
     #[doc(hidden)]
@@ -248,6 +256,7 @@ macro_rules! primitives {
         impl sealed::Sealed for $t {}
         impl AtomicPrimitive for $t {
             type Storage = Storage::$storage;
+            type Core = core_storage::$storage;
             const DEFAULT: Self = $default;
             #[inline(always)]
             fn same_bits(self, other: Self) -> bool {
@@ -292,6 +301,7 @@ primitives! {
 impl<U> sealed::Sealed for *mut U {}
 impl<U> AtomicPrimitive for *mut U {
     type Storage = Storage::Ptr<U>;
+    type Core = core_storage::Ptr<U>;
     const DEFAULT: Self = core::ptr::null_mut();
     #[inline(always)]
     fn same_bits(self, other: Self) -> bool {

@@ -12,6 +12,7 @@ use core::marker::PhantomData;
 use core::sync::atomic::Ordering;
 
 mod bool;
+mod interop;
 mod ops;
 mod ptr;
 
@@ -40,6 +41,47 @@ mod ptr;
 /// let local = Atomic::<f32, Block>::new(1.5);
 /// local.fetch_add(2.0, Ordering::Relaxed);
 /// assert_eq!((hits.load(Ordering::Relaxed), local.load(Ordering::Relaxed)), (1, 3.5));
+/// ```
+///
+/// Generic code over the value type and the scope, as with `cuda::atomic<T, Scope>`: a wait-free
+/// append-only log that publishes each entry with a release store.
+///
+/// ```
+/// use scoped_atomics::{Atomic, AtomicPrimitive, Block, Device, Ordering::*, Scope};
+///
+/// struct Log<T: AtomicPrimitive, S: Scope, const N: usize> {
+///     len: Atomic<usize, S>,
+///     entries: [Atomic<T, S>; N],
+///     ready: [Atomic<bool, S>; N],
+/// }
+///
+/// impl<T: AtomicPrimitive, S: Scope, const N: usize> Log<T, S, N> {
+///     fn new() -> Self {
+///         let (entries, ready) = (core::array::from_fn(|_| Atomic::default()), Default::default());
+///         Self { len: Atomic::new(0), entries, ready }
+///     }
+///     fn push(&self, value: T) -> bool {
+///         let i = self.len.fetch_add(1, Relaxed);
+///         if i >= N {
+///             return false;
+///         }
+///         self.entries[i].store(value, Relaxed);
+///         self.ready[i].store(true, Release);
+///         true
+///     }
+///     fn get(&self, i: usize) -> Option<T> {
+///         self.ready[i].load(Acquire).then(|| self.entries[i].load(Relaxed))
+///     }
+/// }
+///
+/// let log = Log::<f32, Device, 4>::new();
+/// std::thread::scope(|s| {
+///     s.spawn(|| assert!(log.push(0.5)));
+///     s.spawn(|| assert!(log.push(0.5)));
+/// });
+/// assert_eq!((log.get(0), log.get(1), log.get(2)), (Some(0.5), Some(0.5), None));
+/// let flags = Log::<u64, Block, 1>::new();
+/// assert!(flags.push(7) && !flags.push(8));
 /// ```
 #[repr(transparent)]
 pub struct Atomic<T: AtomicPrimitive, S: Scope = System> {

@@ -13,7 +13,6 @@
 use crate::Scope;
 use core::sync::atomic::Ordering;
 
-#[cfg(not(loom))]
 pub(crate) mod core_storage;
 #[cfg(target_arch = "nvptx64")]
 mod ptx;
