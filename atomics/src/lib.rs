@@ -67,7 +67,7 @@ mod scoped;
 pub mod sync;
 
 pub use atomic::Atomic;
-pub use atomic_ref::AtomicRef;
+pub use atomic_ref::{AtomicReadRef, AtomicRef};
 pub use core::sync::atomic::Ordering;
 pub use fence::{compiler_fence, fence};
 pub use primitive::{
