@@ -144,6 +144,35 @@ fn kernel(out: &mut String, scope: (&str, &str), ty: &Type, op: &str, order: &st
     .unwrap();
 }
 
+/// `AtomicFlag`'s operations, named `<op>__flag__<order>__<scope>`: `test` (a load), `clear` (a
+/// store) and `test_and_set` (a swap) of the flag's 32-bit word.
+fn flag_kernels(out: &mut String, scope: (&str, &str)) {
+    let (scope_name, scope_type) = scope;
+    let cfg = if scope_name == "cluster" {
+        "#[cfg(target_feature = \"sm_90\")]\n"
+    } else {
+        ""
+    };
+    let operations: [(&str, &[&str], &str); 3] = [
+        ("test", &LOAD_ORDERS, "test"),
+        ("clear", &STORE_ORDERS, "clear"),
+        ("test_and_set", &RMW_ORDERS, "test_and_set"),
+    ];
+    for (op, orders, method) in operations {
+        for &order in orders {
+            writeln!(
+                out,
+                "{cfg}#[unsafe(no_mangle)]\npub unsafe extern \"ptx-kernel\" fn {op}__flag__{order}__{scope_name}(p: *mut u32) {{\n    \
+                 // SAFETY: the launcher passes a valid, aligned word; `AtomicFlag` is `repr(transparent)` over it.\n    \
+                 let f = unsafe {{ &*p.cast::<scoped_atomics::AtomicFlag<{scope_type}>>() }};\n    \
+                 let _ = f.{method}(Ordering::{});\n}}\n",
+                ordering(order)
+            )
+            .unwrap();
+        }
+    }
+}
+
 /// The synchronisation primitives, one kernel per operation and scope, named
 /// `sync_<primitive>_<operation>_<scope>` (single underscores: not probe names), with the
 /// primitive as the first parameter. They are assembled and snapshotted with the probes.
@@ -258,6 +287,7 @@ fn main() {
                 }
             }
         }
+        flag_kernels(&mut out, scope);
         let (scope_name, scope_type) = scope;
         let cfg = if scope_name == "cluster" {
             "#[cfg(target_feature = \"sm_90\")]\n"

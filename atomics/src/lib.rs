@@ -56,6 +56,7 @@ extern crate std;
 mod atomic;
 mod atomic_ref;
 mod fence;
+mod flag;
 mod imp;
 pub mod kernel;
 mod layout;
@@ -70,6 +71,7 @@ pub use atomic::Atomic;
 pub use atomic_ref::{AtomicReadRef, AtomicRef};
 pub use core::sync::atomic::Ordering;
 pub use fence::{compiler_fence, fence};
+pub use flag::AtomicFlag;
 pub use primitive::{
     AtomicArithmetic, AtomicBitwise, AtomicFloat, AtomicInteger, AtomicIntegerReduce,
     AtomicPrimitive, AtomicReduce,

@@ -363,6 +363,8 @@ pub enum Ty {
     F32,
     F64,
     Ptr,
+    /// `AtomicFlag`: a 32-bit word; probed only for its own operations (`FLAG_OPS`).
+    Flag,
 }
 
 const INT_RMW: &[&str] = &[
@@ -395,7 +397,16 @@ const PTR_RMW: &[&str] = &[
     "fetch_xor",
 ];
 
+/// `AtomicFlag`'s operations, each with the table row it realises at 32 bits: `test` a load,
+/// `clear` a store, `test_and_set` an `atom.exch.b32`.
+pub const FLAG_OPS: [(&str, Operation); 3] = [
+    ("test", Operation::Load),
+    ("clear", Operation::Store),
+    ("test_and_set", Operation::Rmw),
+];
+
 impl Ty {
+    /// The value types of `Atomic<T, S>` (not `Flag`, which has its own operations).
     pub const ALL: [Ty; 14] = [
         Ty::Bool,
         Ty::U8,
@@ -430,6 +441,7 @@ impl Ty {
             Ty::F32 => "f32",
             Ty::F64 => "f64",
             Ty::Ptr => "ptr",
+            Ty::Flag => "flag",
         }
     }
 
@@ -437,7 +449,7 @@ impl Ty {
         match self {
             Ty::Bool | Ty::U8 | Ty::I8 => Width::Byte,
             Ty::U16 | Ty::I16 => Width::B16,
-            Ty::U32 | Ty::I32 | Ty::F32 => Width::B32,
+            Ty::U32 | Ty::I32 | Ty::F32 | Ty::Flag => Width::B32,
             _ => Width::B64,
         }
     }
@@ -456,6 +468,7 @@ impl Ty {
             Ty::Bool => BOOL_RMW,
             Ty::F32 | Ty::F64 => FLOAT_RMW,
             Ty::Ptr => PTR_RMW,
+            Ty::Flag => &[],
             _ => INT_RMW,
         }
     }
@@ -562,6 +575,11 @@ pub fn probes(target: Target) -> Vec<Probe> {
                 for o in orders(Operation::Reduction) {
                     push(ProbeOp::Reduce(op), t, o, o.name().into());
                 }
+            }
+        }
+        for (op, operation) in FLAG_OPS {
+            for o in orders(operation) {
+                push(ProbeOp::Fetch(op), Some(Ty::Flag), o, o.name().into());
             }
         }
         for o in orders(Operation::Fence) {
@@ -682,6 +700,18 @@ pub fn expected(probe: &Probe, table: &AbiTable, target: Target) -> Expected {
     let width = ty.width();
     let bits = width.bits();
     let rmw = row(Operation::Rmw, probe.order);
+    if ty == Ty::Flag {
+        let (_, operation) = FLAG_OPS
+            .into_iter()
+            .find(|&(op, _)| probe.op == ProbeOp::Fetch(op))
+            .unwrap_or_else(|| unreachable!("no flag operation {:?}", probe.op));
+        let suffix = if operation == Operation::Rmw {
+            format!("exch.{bits}")
+        } else {
+            bits.to_string()
+        };
+        return single(row(operation, probe.order), scope, &suffix);
+    }
     match probe.op {
         ProbeOp::Load => single(row(Operation::Load, probe.order), scope, bits),
         ProbeOp::Store if width == Width::Byte => cas_loop(
@@ -957,21 +987,25 @@ mod tests {
 
     #[test]
     fn probe_counts_follow_the_generator() {
-        // Per scope: 956 typed probes + 4 fences.
-        assert_eq!(probes(Target::Sm70).len(), 3840);
-        assert_eq!(probes(Target::Sm80).len(), 3840);
-        assert_eq!(probes(Target::Sm90).len(), 4800);
-        assert_eq!(probes(Target::Sm90Ptx86).len(), 4800);
+        // Per scope: 956 typed probes + 4 fences + 11 flag probes (3 test, 3 clear, 5
+        // test_and_set).
+        assert_eq!(probes(Target::Sm70).len(), 3884);
+        assert_eq!(probes(Target::Sm80).len(), 3884);
+        assert_eq!(probes(Target::Sm90).len(), 4855);
+        assert_eq!(probes(Target::Sm90Ptx86).len(), 4855);
         let mut names: Vec<_> = probes(Target::Sm90).into_iter().map(|p| p.name).collect();
         names.sort();
         names.dedup();
-        assert_eq!(names.len(), 4800);
+        assert_eq!(names.len(), 4855);
         for n in [
             "compare_exchange__u8__release_acquire__device",
             "fence__acq_rel__cluster",
             "add__f32__relaxed__block",
             "fetch_not__bool__seq_cst__system",
             "fetch_byte_sub__ptr__acquire__thread",
+            "test__flag__seq_cst__cluster",
+            "clear__flag__release__block",
+            "test_and_set__flag__acq_rel__system",
         ] {
             assert!(names.binary_search(&n.to_string()).is_ok(), "{n}");
         }
@@ -1086,6 +1120,29 @@ mod tests {
                 .iter()
                 .all(|p| p.scope != Scope::Cluster)
         );
+    }
+
+    #[test]
+    fn flag_probes_are_word_loads_stores_and_exchanges() {
+        let t = Target::Sm80;
+        assert_eq!(ins(t, "test__flag__acquire__block"), ["ld.acquire.cta.b32"]);
+        assert_eq!(
+            ins(t, "test__flag__seq_cst__device"),
+            ["fence.sc.gpu", "ld.acquire.gpu.b32"]
+        );
+        assert_eq!(
+            ins(t, "clear__flag__release__system"),
+            ["st.release.sys.b32"]
+        );
+        assert_eq!(
+            ins(t, "test_and_set__flag__seq_cst__block"),
+            ["fence.sc.cta", "atom.acquire.cta.exch.b32"]
+        );
+        assert_eq!(
+            ins(t, "test_and_set__flag__relaxed__thread"),
+            exp(t, "swap__u32__relaxed__thread").instructions
+        );
+        assert_eq!(exp(t, "test_and_set__flag__acq_rel__device").cas_loop, None);
     }
 
     #[test]
