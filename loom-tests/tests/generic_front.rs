@@ -15,7 +15,10 @@ const B0: Position = Position::gpu(0, 0);
 const B1: Position = Position::gpu(0, 1);
 
 /// Two blocks add `one` twice each into a generic counter of scope `S`.
-fn generic_sum<T: AtomicArithmetic + PartialEq + core::fmt::Debug, S: Scope>(one: T, four: T) {
+fn generic_sum<T, S: Scope>(one: T, four: T)
+where
+    T: AtomicArithmetic + PartialEq + core::fmt::Debug + Send + Sync + 'static,
+{
     model(move || {
         set_position(Position::host());
         let total = Arc::new(Atomic::<T, S>::default());
