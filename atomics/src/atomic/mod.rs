@@ -57,8 +57,8 @@ mod ptr;
 ///
 /// impl<T: AtomicPrimitive, S: Scope, const N: usize> Log<T, S, N> {
 ///     fn new() -> Self {
-///         let (entries, ready) = (core::array::from_fn(|_| Atomic::default()), Default::default());
-///         Self { len: Atomic::new(0), entries, ready }
+///         let entries = core::array::from_fn(|_| Atomic::default());
+///         Self { len: Atomic::new(0), entries, ready: core::array::from_fn(|_| Atomic::new(false)) }
 ///     }
 ///     fn push(&self, value: T) -> bool {
 ///         let i = self.len.fetch_add(1, Relaxed);
