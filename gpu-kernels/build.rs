@@ -66,7 +66,7 @@ const fn int(rust: &'static str, reductions: bool) -> Type {
     }
 }
 
-const TYPES: [Type; 14] = [
+const TYPES: [Type; 16] = [
     Type {
         rust: "bool",
         name: "bool",
@@ -92,6 +92,18 @@ const TYPES: [Type; 14] = [
     Type {
         rust: "f64",
         name: "f64",
+        rmw: FLOAT_RMW,
+        reductions: FLOAT_REDUCTIONS,
+    },
+    Type {
+        rust: "scoped_atomics::f16",
+        name: "f16",
+        rmw: FLOAT_RMW,
+        reductions: FLOAT_REDUCTIONS,
+    },
+    Type {
+        rust: "scoped_atomics::bf16",
+        name: "bf16",
         rmw: FLOAT_RMW,
         reductions: FLOAT_REDUCTIONS,
     },

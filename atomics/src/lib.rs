@@ -101,6 +101,9 @@ pub use atomic_ref::{AtomicReadRef, AtomicRef};
 pub use core::sync::atomic::Ordering;
 pub use fence::{compiler_fence, fence};
 pub use flag::AtomicFlag;
+/// The half-precision types of [`Atomic<f16, S>`](Atomic) and [`Atomic<bf16, S>`](Atomic), from
+/// the [`half`](https://docs.rs/half) crate (the language's `f16` is unstable).
+pub use half::{bf16, f16};
 pub use primitive::{
     AtomicArithmetic, AtomicBitwise, AtomicFloat, AtomicInteger, AtomicIntegerReduce,
     AtomicPrimitive, AtomicReduce,

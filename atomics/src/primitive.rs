@@ -21,6 +21,7 @@ use crate::imp::{
     RawAtomic, RawBool, RawFloat, RawInt, RawIntReduce, RawReduce, Storage, core_storage,
 };
 use core::sync::atomic::Ordering;
+use half::{bf16, f16};
 
 mod sealed {
     pub trait Sealed {}
@@ -296,6 +297,8 @@ primitives! {
     isize => Isize, 0, |v| v, |v| v;
     f32 => F32, 0.0, |v| v.to_bits(), |bits| f32::from_bits(bits);
     f64 => F64, 0.0, |v| v.to_bits(), |bits| f64::from_bits(bits);
+    f16 => F16, f16::ZERO, |v| v.to_bits(), |bits| f16::from_bits(bits);
+    bf16 => Bf16, bf16::ZERO, |v| v.to_bits(), |bits| bf16::from_bits(bits);
 }
 
 impl<U> sealed::Sealed for *mut U {}
@@ -342,7 +345,7 @@ forward! { AtomicArithmetic via RawInt for u8, i8, u16, i16, u32, i32, u64, i64,
     raw_fetch_add => fetch_add -> Self, raw_fetch_sub => fetch_sub -> Self,
     raw_fetch_min => fetch_min -> Self, raw_fetch_max => fetch_max -> Self
 }}
-forward! { AtomicArithmetic via RawFloat for f32, f64: {
+forward! { AtomicArithmetic via RawFloat for f32, f64, f16, bf16: {
     raw_fetch_add => fetch_add -> Self, raw_fetch_sub => fetch_sub -> Self,
     raw_fetch_min => fetch_min -> Self, raw_fetch_max => fetch_max -> Self
 }}
@@ -350,7 +353,7 @@ forward! { AtomicBitwise via RawInt for u8, i8, u16, i16, u32, i32, u64, i64, us
     raw_fetch_and => fetch_and -> Self, raw_fetch_nand => fetch_nand -> Self,
     raw_fetch_or => fetch_or -> Self, raw_fetch_xor => fetch_xor -> Self
 }}
-forward! { AtomicReduce via RawReduce for u32, i32, u64, i64, usize, isize, f32, f64: {
+forward! { AtomicReduce via RawReduce for u32, i32, u64, i64, usize, isize, f32, f64, f16, bf16: {
     raw_add => reduce_add -> (), raw_sub => reduce_sub -> ()
 }}
 forward! { AtomicIntegerReduce via RawIntReduce for u32, i32, u64, i64, usize, isize: {
@@ -381,4 +384,4 @@ macro_rules! markers {
     ($marker:ident: $($t:ty),*) => {$( impl $marker for $t {} )*};
 }
 markers! { AtomicInteger: u8, i8, u16, i16, u32, i32, u64, i64, usize, isize }
-markers! { AtomicFloat: f32, f64 }
+markers! { AtomicFloat: f32, f64, f16, bf16 }
