@@ -6,11 +6,11 @@
 //! | trait                   | operations on `Atomic<T, S>`                         | `T`                          |
 //! |-------------------------|------------------------------------------------------|------------------------------|
 //! | [`AtomicPrimitive`]     | `new`, `load`, `store`, `swap`, `compare_exchange`, `fetch_update`, `wait`, … | all          |
-//! | [`AtomicArithmetic`]    | `fetch_add`, `fetch_sub`, `fetch_min`, `fetch_max`   | integers, `f32`, `f64`       |
+//! | [`AtomicArithmetic`]    | `fetch_add`, `fetch_sub`, `fetch_min`, `fetch_max`   | integers, floats             |
 //! | [`AtomicBitwise`]       | `fetch_and`, `fetch_nand`, `fetch_or`, `fetch_xor`   | integers, `bool`             |
 //! | [`AtomicInteger`]       | both of the above                                    | integers                     |
-//! | [`AtomicFloat`]         | [`AtomicArithmetic`] with IEEE semantics             | `f32`, `f64`                 |
-//! | [`AtomicReduce`]        | `add`, `sub` (PTX `red`, no result)                  | 32- and 64-bit integers, `f32`, `f64` |
+//! | [`AtomicFloat`]         | [`AtomicArithmetic`] with IEEE semantics             | `f32`, `f64`, `f16`, `bf16`  |
+//! | [`AtomicReduce`]        | `add`, `sub` (PTX `red`, no result)                  | 32- and 64-bit integers, floats |
 //! | [`AtomicIntegerReduce`] | `and`, `or`, `xor`, `min`, `max` (PTX `red`)         | 32- and 64-bit integers      |
 //!
 //! Pointers (`*mut U`) have their own methods (`fetch_ptr_add`, `fetch_or` on the address, …) on
@@ -28,7 +28,8 @@ mod sealed {
 }
 
 /// A type that [`Atomic<T, S>`](crate::Atomic) can hold: `bool`, the integers `u8` … `u64`,
-/// `i8` … `i64`, `usize`, `isize`, the floats `f32` and `f64`, and raw pointers `*mut U`.
+/// `i8` … `i64`, `usize`, `isize`, the floats `f32` and `f64`, the half-precision
+/// [`f16`](crate::f16) and [`bf16`](crate::bf16) (the `half` crate's), and raw pointers `*mut U`.
 ///
 /// Sealed. `Atomic<T, S>` has the size and alignment of the `core::sync::atomic` type of the same
 /// width (`AtomicU32` for `u32` and `f32`, `AtomicPtr<U>` for `*mut U`, …). Every `Atomic<T, S>`
@@ -92,8 +93,8 @@ pub trait AtomicPrimitive: Copy + sealed::Sealed {
 }
 
 /// The value types with atomic `fetch_add`, `fetch_sub`, `fetch_min` and `fetch_max`: every
-/// integer (wrapping on overflow, as `core`), `f32` and `f64` (see [`AtomicFloat`] for their
-/// rounding and NaN rules). Sealed.
+/// integer (wrapping on overflow, as `core`) and the floats `f32`, `f64`, `f16`, `bf16` (see
+/// [`AtomicFloat`] for their rounding and NaN rules). Sealed.
 ///
 /// A generic reduction over `u32`, `u64` or `f32`, at any scope:
 ///
@@ -176,12 +177,17 @@ pub trait AtomicBitwise: AtomicPrimitive {
 /// ```
 pub trait AtomicInteger: AtomicArithmetic + AtomicBitwise {}
 
-/// `f32` and `f64`: [`AtomicArithmetic`] with these rules, the same on every backend. Sealed.
+/// `f32`, `f64` and the half-precision [`f16`](crate::f16) and [`bf16`](crate::bf16):
+/// [`AtomicArithmetic`] with these rules, the same on every backend. Sealed.
 ///
 /// * `fetch_add` / `fetch_sub` round as IEEE addition does. On the device they are
 ///   `atom.add.f32` / `atom.add.f64` (subtraction adds the negation, which is exact);
 ///   `atom.add.f32` flushes subnormal inputs and results to sign-preserving zero, so a sum that is
 ///   subnormal on the host is `0.0` on the device. `atom.add.f64` keeps subnormals.
+/// * `f16` / `bf16` add with `atom.add.noftz.f16` (sm_70) / `atom.add.noftz.bf16` (sm_90; a
+///   compare-and-swap loop before it), which keep subnormals and round to nearest even, as the
+///   host does (`half`'s arithmetic); so the device and the host agree bit for bit (a NaN result
+///   may differ in sign and payload, which IEEE leaves open).
 /// * `fetch_min` / `fetch_max` follow [`f32::min`] / [`f32::max`]: a NaN operand is ignored (the
 ///   other one is kept), and a NaN is stored only if both are NaN. They are a compare-exchange loop
 ///   on the bits on every backend.
@@ -199,11 +205,19 @@ pub trait AtomicInteger: AtomicArithmetic + AtomicBitwise {}
 /// running_max(&m, 2.5);
 /// running_max(&m, f64::NAN); // ignored
 /// assert_eq!(m.load(Ordering::Relaxed), 2.5);
+///
+/// use scoped_atomics::{bf16, f16};
+/// let h = Atomic::<f16, Device>::new(f16::from_f32(1.5));
+/// h.add(f16::from_f32(0.25), Ordering::Relaxed); // `red.relaxed.gpu.add.noftz.f16`
+/// assert_eq!(h.load(Ordering::Relaxed).to_f32(), 1.75);
+/// let b = Atomic::<bf16, Device>::new(bf16::ONE);
+/// assert_eq!(running_max(&b, bf16::from_f32(-2.0)), bf16::ONE);
 /// ```
 pub trait AtomicFloat: AtomicArithmetic {}
 
 /// The value types with fire-and-forget reductions `add` and `sub` (PTX `red`): the 32- and
-/// 64-bit integers (`u32`, `i32`, `u64`, `i64`, `usize`, `isize`), `f32` and `f64`. Sealed.
+/// 64-bit integers (`u32`, `i32`, `u64`, `i64`, `usize`, `isize`) and the floats `f32`, `f64`,
+/// `f16`, `bf16` (`bf16` before sm_90: a compare-and-swap loop). Sealed.
 ///
 /// ```
 /// use scoped_atomics::{Atomic, AtomicReduce, Device, Ordering, Scope};

@@ -1,7 +1,7 @@
-//! Issue 14's additions under the loom mirror: generic code over `Atomic<T, S>` (a reduction over
-//! `AtomicArithmetic` types), `AtomicFlag` publishing plain data, and `AtomicReadRef` acquiring
-//! through a read-only view; each correct at device scope and reported as a scope race at block
-//! scope, between two blocks.
+//! Issue 14's additions under the loom mirror: generic code over `Atomic<T, S>` (a reduction
+//! over `AtomicArithmetic` types, half precision included), `AtomicFlag` publishing plain data,
+//! and `AtomicReadRef` acquiring through a read-only view; each correct at device scope and
+//! reported as a scope race at block scope, between two blocks.
 #![cfg(loom)]
 
 use loom::sync::Arc;
@@ -41,6 +41,14 @@ where
 fn generic_reduction_over_u64_and_f32_at_device_scope() {
     generic_sum::<u64, Device>(1, 4);
     generic_sum::<f32, Device>(0.5, 2.0);
+    generic_sum::<scoped_atomics::f16, Device>(
+        scoped_atomics::f16::from_f32(0.5),
+        scoped_atomics::f16::from_f32(2.0),
+    );
+    generic_sum::<scoped_atomics::bf16, Device>(
+        scoped_atomics::bf16::ONE,
+        scoped_atomics::bf16::from_f32(4.0),
+    );
 }
 
 #[test]
