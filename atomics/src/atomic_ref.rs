@@ -247,21 +247,22 @@ impl<'a, T: AtomicPrimitive, S: Scope> AtomicReadRef<'a, T, S> {
     /// # Safety
     /// `ptr` is aligned to [`required_alignment`](Self::required_alignment) and valid for reads
     /// for `'a`; every access to the location that may race with the view is atomic and of the
-    /// same size. (On the host, a `ptr` derived from a shared borrow of memory without interior
-    /// mutability may not be written by anyone meanwhile.)
+    /// same size. The view sees the location as an atomic, a type with interior mutability, so
+    /// `ptr` must carry write permission (come from a `*mut T`, `&raw mut`, or an `UnsafeCell`)
+    /// even though the view only reads; for a shared borrow, use [`new`](Self::new).
     ///
     /// ```
     /// use scoped_atomics::{AtomicReadRef, Device, Ordering};
     /// let mut counter = 7u32;
-    /// let p: *const u32 = &mut counter;
+    /// let p: *const u32 = (&raw mut counter).cast_const();
     /// // SAFETY: `counter` is aligned, live, and not otherwise accessed meanwhile.
     /// let r = unsafe { AtomicReadRef::<u32, Device>::from_ptr(p) };
     /// assert_eq!(r.load(Ordering::Acquire), 7);
     /// ```
     #[inline(always)]
     pub unsafe fn from_ptr(ptr: *const T) -> Self {
-        // SAFETY: the caller's contract, as for `AtomicRef::from_ptr`; the view never writes,
-        // so validity for reads suffices.
+        // SAFETY: the caller's contract: that of `AtomicRef::from_ptr` (write permission
+        // included) except validity for writes, which a view that never writes does not need.
         Self::from(unsafe { AtomicRef::<T, S>::from_ptr(ptr.cast_mut()) })
     }
 
