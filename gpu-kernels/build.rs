@@ -66,7 +66,7 @@ const fn int(rust: &'static str, reductions: bool) -> Type {
     }
 }
 
-const TYPES: [Type; 14] = [
+const TYPES: [Type; 16] = [
     Type {
         rust: "bool",
         name: "bool",
@@ -92,6 +92,18 @@ const TYPES: [Type; 14] = [
     Type {
         rust: "f64",
         name: "f64",
+        rmw: FLOAT_RMW,
+        reductions: FLOAT_REDUCTIONS,
+    },
+    Type {
+        rust: "scoped_atomics::f16",
+        name: "f16",
+        rmw: FLOAT_RMW,
+        reductions: FLOAT_REDUCTIONS,
+    },
+    Type {
+        rust: "scoped_atomics::bf16",
+        name: "bf16",
         rmw: FLOAT_RMW,
         reductions: FLOAT_REDUCTIONS,
     },
@@ -142,6 +154,35 @@ fn kernel(out: &mut String, scope: (&str, &str), ty: &Type, op: &str, order: &st
         rust = ty.rust,
     )
     .unwrap();
+}
+
+/// `AtomicFlag`'s operations, named `<op>__flag__<order>__<scope>`: `test` (a load), `clear` (a
+/// store) and `test_and_set` (a swap) of the flag's 32-bit word.
+fn flag_kernels(out: &mut String, scope: (&str, &str)) {
+    let (scope_name, scope_type) = scope;
+    let cfg = if scope_name == "cluster" {
+        "#[cfg(target_feature = \"sm_90\")]\n"
+    } else {
+        ""
+    };
+    let operations: [(&str, &[&str], &str); 3] = [
+        ("test", &LOAD_ORDERS, "test"),
+        ("clear", &STORE_ORDERS, "clear"),
+        ("test_and_set", &RMW_ORDERS, "test_and_set"),
+    ];
+    for (op, orders, method) in operations {
+        for &order in orders {
+            writeln!(
+                out,
+                "{cfg}#[unsafe(no_mangle)]\npub unsafe extern \"ptx-kernel\" fn {op}__flag__{order}__{scope_name}(p: *mut u32) {{\n    \
+                 // SAFETY: the launcher passes a valid, aligned word; `AtomicFlag` is `repr(transparent)` over it.\n    \
+                 let f = unsafe {{ &*p.cast::<scoped_atomics::AtomicFlag<{scope_type}>>() }};\n    \
+                 let _ = f.{method}(Ordering::{});\n}}\n",
+                ordering(order)
+            )
+            .unwrap();
+        }
+    }
 }
 
 /// The synchronisation primitives, one kernel per operation and scope, named
@@ -258,6 +299,7 @@ fn main() {
                 }
             }
         }
+        flag_kernels(&mut out, scope);
         let (scope_name, scope_type) = scope;
         let cfg = if scope_name == "cluster" {
             "#[cfg(target_feature = \"sm_90\")]\n"

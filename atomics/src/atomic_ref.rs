@@ -3,6 +3,7 @@
 use crate::{Atomic, AtomicPrimitive, Scope, System};
 use core::fmt;
 use core::ops::Deref;
+use core::sync::atomic::Ordering;
 
 /// An atomic view of a `T` that the caller owns, with scope `S`: the counterpart of
 /// `cuda::atomic_ref<T, S>`, for memory that is not declared atomic — a `*mut T` kernel argument,
@@ -105,6 +106,33 @@ impl<'a, T: AtomicPrimitive, S: Scope> AtomicRef<'a, T, S> {
         }
     }
 
+    /// The alignment `from_ptr` requires (libcu++'s `atomic_ref<T>::required_alignment`): that of
+    /// the `core` atomic of `T`'s width, which can exceed `align_of::<T>()`.
+    ///
+    /// ```
+    /// use scoped_atomics::{AtomicRef, Device};
+    /// assert_eq!(AtomicRef::<u32, Device>::required_alignment(), 4);
+    /// ```
+    #[inline(always)]
+    #[must_use]
+    pub const fn required_alignment() -> usize {
+        Atomic::<T, S>::required_alignment()
+    }
+
+    /// Whether every operation through such a view is lock-free (libcu++'s
+    /// `atomic_ref<T>::is_always_lock_free`): always `true` here; see
+    /// [`Atomic::is_always_lock_free`].
+    ///
+    /// ```
+    /// use scoped_atomics::{AtomicRef, Block};
+    /// assert!(AtomicRef::<f64, Block>::is_always_lock_free());
+    /// ```
+    #[inline(always)]
+    #[must_use]
+    pub const fn is_always_lock_free() -> bool {
+        Atomic::<T, S>::is_always_lock_free()
+    }
+
     /// The atomic this view refers to, with the view's lifetime.
     ///
     /// ```
@@ -150,5 +178,215 @@ where
     /// Formats the value as the atomic does (a relaxed load).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt::Debug::fmt(self.atomic, f)
+    }
+}
+
+/// A read-only atomic view of a `T`, with scope `S`: libcu++'s `cuda::atomic_ref<const T, S>`.
+/// It has the loads of [`AtomicRef`] — [`load`](Self::load), [`wait`](Self::wait) — and nothing
+/// that writes, so it can be made from a shared borrow or a `*const T` (a kernel's read-only
+/// argument that other threads update atomically).
+///
+/// Every load is the same operation as [`Atomic::load`] (on the device the ABI's `ld` for its
+/// ordering and scope), so a read-only view can acquire what another thread released.
+///
+/// ```
+/// use scoped_atomics::{Atomic, AtomicReadRef, Device, Ordering};
+/// let ready = Atomic::<u32, Device>::new(0);
+/// let view = AtomicReadRef::from(&ready);
+/// std::thread::scope(|s| {
+///     s.spawn(|| ready.store(1, Ordering::Release));
+///     view.wait(0, Ordering::Acquire);
+/// });
+/// assert_eq!(view.load(Ordering::Relaxed), 1);
+/// ```
+pub struct AtomicReadRef<'a, T: AtomicPrimitive, S: Scope = System> {
+    source: Source<'a, T, S>,
+}
+
+/// Where an [`AtomicReadRef`] reads.
+enum Source<'a, T: AtomicPrimitive, S: Scope> {
+    /// A location others may write atomically: every load is the atomic's.
+    Atomic(&'a Atomic<T, S>),
+    /// A shared borrow: nothing writes it while the view lives, so a plain read returns what
+    /// any atomic load would (and, unlike a view as an atomic, keeps the borrow read-only, as
+    /// Rust's aliasing rules require of memory without interior mutability).
+    Frozen(&'a T),
+}
+
+impl<T: AtomicPrimitive, S: Scope> Clone for Source<'_, T, S> {
+    #[inline(always)]
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T: AtomicPrimitive, S: Scope> Copy for Source<'_, T, S> {}
+
+impl<'a, T: AtomicPrimitive, S: Scope> AtomicReadRef<'a, T, S> {
+    /// A read-only atomic view of `value`, which stays borrowed (and so unchanged) for `'a`; for
+    /// a location that others write meanwhile, use [`from_ptr`](Self::from_ptr) or a view of the
+    /// [`Atomic`]/[`AtomicRef`] that writes it. As nothing can write the value while it is
+    /// borrowed, its loads are plain reads (with the ordering checked as [`Atomic::load`] does).
+    ///
+    /// ```
+    /// use scoped_atomics::{AtomicReadRef, Block, Ordering};
+    /// let table = [3u64, 5, 8];
+    /// let entry = AtomicReadRef::<u64, Block>::new(&table[1]);
+    /// assert_eq!(entry.load(Ordering::Acquire), 5);
+    /// ```
+    #[inline(always)]
+    pub fn new(value: &'a T) -> Self {
+        Self {
+            source: Source::Frozen(value),
+        }
+    }
+
+    /// A read-only atomic view of the `T` at `ptr`, e.g. a kernel's `*const T` argument that
+    /// other threads update atomically.
+    ///
+    /// # Safety
+    /// `ptr` is aligned to [`required_alignment`](Self::required_alignment) and valid for reads
+    /// for `'a`; every access to the location that may race with the view is atomic and of the
+    /// same size. The view sees the location as an atomic, a type with interior mutability, so
+    /// `ptr` must carry write permission (come from a `*mut T`, `&raw mut`, or an `UnsafeCell`)
+    /// even though the view only reads; for a shared borrow, use [`new`](Self::new).
+    ///
+    /// ```
+    /// use scoped_atomics::{AtomicReadRef, Device, Ordering};
+    /// let mut counter = 7u32;
+    /// let p: *const u32 = (&raw mut counter).cast_const();
+    /// // SAFETY: `counter` is aligned, live, and not otherwise accessed meanwhile.
+    /// let r = unsafe { AtomicReadRef::<u32, Device>::from_ptr(p) };
+    /// assert_eq!(r.load(Ordering::Acquire), 7);
+    /// ```
+    #[inline(always)]
+    pub unsafe fn from_ptr(ptr: *const T) -> Self {
+        // SAFETY: the caller's contract: that of `AtomicRef::from_ptr` (write permission
+        // included) except validity for writes, which a view that never writes does not need.
+        Self::from(unsafe { AtomicRef::<T, S>::from_ptr(ptr.cast_mut()) })
+    }
+
+    /// Loads the value: [`Atomic::load`]. `order` is `Relaxed`, `Acquire` or `SeqCst`.
+    ///
+    /// # Panics
+    /// If `order` is `Release` or `AcqRel`, with `core`'s message.
+    ///
+    /// ```
+    /// use scoped_atomics::{Atomic, AtomicReadRef, Device, Ordering};
+    /// let a = Atomic::<f32, Device>::new(2.5);
+    /// assert_eq!(AtomicReadRef::from(&a).load(Ordering::SeqCst), 2.5);
+    /// ```
+    #[inline(always)]
+    #[track_caller]
+    pub fn load(&self, order: Ordering) -> T {
+        match self.source {
+            Source::Atomic(atomic) => atomic.load(order),
+            Source::Frozen(value) => {
+                crate::ordering::check_load(order);
+                *value
+            }
+        }
+    }
+
+    /// Waits until the value differs from `old`: [`Atomic::wait`], woken by the writer's
+    /// [`notify_one`](Atomic::notify_one)/[`notify_all`](Atomic::notify_all).
+    ///
+    /// # Panics
+    /// If `order` is `Release` or `AcqRel`, with `core`'s message.
+    ///
+    /// ```
+    /// use scoped_atomics::{Atomic, AtomicReadRef, Block, Ordering};
+    /// let a = Atomic::<bool, Block>::new(true);
+    /// AtomicReadRef::from(&a).wait(false, Ordering::Acquire); // returns at once
+    /// ```
+    #[inline]
+    #[track_caller]
+    pub fn wait(&self, old: T, order: Ordering) {
+        match self.source {
+            Source::Atomic(atomic) => atomic.wait(old, order),
+            Source::Frozen(value) => {
+                crate::ordering::check_load(order);
+                // Nothing can change a borrowed value: waiting for a change that cannot come
+                // would hang, as C++'s `wait` on a value nobody writes does.
+                crate::sync::wait::wait_until(crate::sync::wait::key(value), || {
+                    !value.same_bits(old)
+                });
+            }
+        }
+    }
+
+    /// The same location viewed with scope `S2`.
+    ///
+    /// ```
+    /// use scoped_atomics::{Atomic, AtomicReadRef, Block, System, Ordering};
+    /// let a = Atomic::<u32, Block>::new(3);
+    /// assert_eq!(AtomicReadRef::from(&a).with_scope::<System>().load(Ordering::Acquire), 3);
+    /// ```
+    #[inline(always)]
+    pub fn with_scope<S2: Scope>(self) -> AtomicReadRef<'a, T, S2> {
+        AtomicReadRef {
+            source: match self.source {
+                Source::Atomic(atomic) => Source::Atomic(atomic.rescoped::<S2>()),
+                Source::Frozen(value) => Source::Frozen(value),
+            },
+        }
+    }
+
+    /// The alignment [`from_ptr`](Self::from_ptr) requires (libcu++'s `required_alignment`).
+    ///
+    /// ```
+    /// use scoped_atomics::{AtomicReadRef, Device};
+    /// assert_eq!(AtomicReadRef::<u64, Device>::required_alignment(), 8);
+    /// ```
+    #[inline(always)]
+    #[must_use]
+    pub const fn required_alignment() -> usize {
+        Atomic::<T, S>::required_alignment()
+    }
+
+    /// Whether the loads are lock-free: always `true` here; see [`Atomic::is_always_lock_free`].
+    ///
+    /// ```
+    /// use scoped_atomics::{AtomicReadRef, Device};
+    /// assert!(AtomicReadRef::<u8, Device>::is_always_lock_free());
+    /// ```
+    #[inline(always)]
+    #[must_use]
+    pub const fn is_always_lock_free() -> bool {
+        Atomic::<T, S>::is_always_lock_free()
+    }
+}
+
+impl<T: AtomicPrimitive, S: Scope> Clone for AtomicReadRef<'_, T, S> {
+    #[inline(always)]
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T: AtomicPrimitive, S: Scope> Copy for AtomicReadRef<'_, T, S> {}
+
+impl<'a, T: AtomicPrimitive, S: Scope> From<&'a Atomic<T, S>> for AtomicReadRef<'a, T, S> {
+    /// A read-only view of an existing atomic.
+    #[inline(always)]
+    fn from(atomic: &'a Atomic<T, S>) -> Self {
+        Self {
+            source: Source::Atomic(atomic),
+        }
+    }
+}
+
+impl<'a, T: AtomicPrimitive, S: Scope> From<AtomicRef<'a, T, S>> for AtomicReadRef<'a, T, S> {
+    /// The read-only half of a view.
+    #[inline(always)]
+    fn from(view: AtomicRef<'a, T, S>) -> Self {
+        Self::from(view.as_atomic())
+    }
+}
+
+impl<T: AtomicPrimitive + fmt::Debug, S: Scope> fmt::Debug for AtomicReadRef<'_, T, S> {
+    /// Formats the value as the atomic does (a relaxed load).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&self.load(Ordering::Relaxed), f)
     }
 }

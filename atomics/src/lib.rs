@@ -45,6 +45,35 @@
 //! or weaker than PTX, and its opt-in strict mode for libcu++'s `atomic_ref` rule
 //! ([`model::Options`]) — are listed with their tests in the `loom-tests` crate's documentation.
 //!
+//! # Generic code
+//! `Atomic<T, S>` is one generic type, as `cuda::atomic<T, Scope>` is a template: what every value
+//! type has is one impl over `T: AtomicPrimitive`, and the other operations come with sealed
+//! capability traits ([`AtomicArithmetic`], [`AtomicBitwise`], [`AtomicInteger`], [`AtomicFloat`],
+//! [`AtomicReduce`], [`AtomicIntegerReduce`]), so generic kernels, reductions and data structures
+//! name what they need:
+//!
+//! ```
+//! use scoped_atomics::{Atomic, AtomicArithmetic, Device, Ordering, Scope};
+//! fn add<T: AtomicArithmetic, S: Scope>(total: &Atomic<T, S>, v: T) -> T {
+//!     total.fetch_add(v, Ordering::Relaxed)
+//! }
+//! let (n, x) = (Atomic::<u64, Device>::new(1), Atomic::<f32, Device>::new(0.5));
+//! assert_eq!((add(&n, 2), add(&x, 0.25)), (1, 0.5));
+//! ```
+//!
+//! # Invalid orderings
+//! As in `core`, an ordering an operation cannot have (a `Release` load, an `Acquire` store, …)
+//! panics with `core`'s message. `core` rejects such calls at compile time only through rustc's
+//! `invalid_atomic_ordering` lint, which is built into the compiler for `core`'s own atomic
+//! methods and cannot be extended to another crate's types. Inside this crate the ordering is a
+//! run-time argument: `Ordering` cannot be a const generic parameter on stable Rust
+//! (`adt_const_params`), and a `const { }` block cannot see a function's arguments, even when the
+//! caller passes a constant. Making the check depend on optimisation (an undefined symbol in the
+//! invalid branch) would break debug builds and valid calls whose ordering is not constant. So
+//! with `core`'s signatures there is no compile-time rejection; only a different signature (a
+//! zero-sized ordering type per ordering, checked by the type system) could give one, at the cost
+//! of the drop-in API. On the device, a constant ordering folds the check away after inlining.
+//!
 //! # 8- and 16-bit atomics on the device
 //! The PTX memory model gives mixed-size races no guarantees (PTX ISA 8.7.2), so every access to
 //! one location has one size: 16-bit atomics use 16-bit `ld`/`st`/`atom.cas`, and 8-bit atomics
@@ -94,6 +123,7 @@ extern crate std;
 mod atomic;
 mod atomic_ref;
 mod fence;
+mod flag;
 mod imp;
 pub mod kernel;
 mod layout;
@@ -106,10 +136,17 @@ mod scoped;
 pub mod sync;
 
 pub use atomic::Atomic;
-pub use atomic_ref::AtomicRef;
+pub use atomic_ref::{AtomicReadRef, AtomicRef};
 pub use core::sync::atomic::Ordering;
 pub use fence::{compiler_fence, fence};
-pub use primitive::AtomicPrimitive;
+pub use flag::AtomicFlag;
+/// The half-precision types of [`Atomic<f16, S>`](Atomic) and [`Atomic<bf16, S>`](Atomic), from
+/// the [`half`](https://docs.rs/half) crate (the language's `f16` is unstable).
+pub use half::{bf16, f16};
+pub use primitive::{
+    AtomicArithmetic, AtomicBitwise, AtomicFloat, AtomicInteger, AtomicIntegerReduce,
+    AtomicPrimitive, AtomicReduce,
+};
 pub use scope::{Block, Cluster, CompletionScope, Device, Scope, ScopeKind, System, Thread};
 pub use scoped::{
     AtomicBool, AtomicF32, AtomicF64, AtomicI8, AtomicI16, AtomicI32, AtomicI64, AtomicIsize,

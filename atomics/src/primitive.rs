@@ -1,28 +1,87 @@
-//! The value types an [`Atomic`](crate::Atomic) can hold, and the backend storage of each.
+//! The value types an [`Atomic`](crate::Atomic) can hold, and what each can do: one sealed
+//! capability trait per group of operations, so that generic code can name what it needs
+//! (`T: AtomicArithmetic` for `fetch_add`, `T: AtomicBitwise` for `fetch_or`, …) and the methods
+//! of `Atomic<T, S>` are written (and documented) once, for every `T` that has the capability.
+//!
+//! | trait                   | operations on `Atomic<T, S>`                         | `T`                          |
+//! |-------------------------|------------------------------------------------------|------------------------------|
+//! | [`AtomicPrimitive`]     | `new`, `load`, `store`, `swap`, `compare_exchange`, `fetch_update`, `wait`, … | all          |
+//! | [`AtomicArithmetic`]    | `fetch_add`, `fetch_sub`, `fetch_min`, `fetch_max`   | integers, floats             |
+//! | [`AtomicBitwise`]       | `fetch_and`, `fetch_nand`, `fetch_or`, `fetch_xor`   | integers, `bool`             |
+//! | [`AtomicInteger`]       | both of the above                                    | integers                     |
+//! | [`AtomicFloat`]         | [`AtomicArithmetic`] with IEEE semantics             | `f32`, `f64`, `f16`, `bf16`  |
+//! | [`AtomicReduce`]        | `add`, `sub` (PTX `red`, no result)                  | 32- and 64-bit integers, floats |
+//! | [`AtomicIntegerReduce`] | `and`, `or`, `xor`, `min`, `max` (PTX `red`)         | 32- and 64-bit integers      |
+//!
+//! Pointers (`*mut U`) have their own methods (`fetch_ptr_add`, `fetch_or` on the address, …) on
+//! `Atomic<*mut U, S>`, which is generic over `U`.
 
-use crate::imp::Storage;
+use crate::Scope;
+use crate::imp::{
+    RawAtomic, RawBool, RawFloat, RawInt, RawIntReduce, RawReduce, Storage, core_storage,
+};
+use core::sync::atomic::Ordering;
+use half::{bf16, f16};
 
 mod sealed {
     pub trait Sealed {}
 }
 
 /// A type that [`Atomic<T, S>`](crate::Atomic) can hold: `bool`, the integers `u8` … `u64`,
-/// `i8` … `i64`, `usize`, `isize`, the floats `f32` and `f64`, and raw pointers `*mut U`.
+/// `i8` … `i64`, `usize`, `isize`, the floats `f32` and `f64`, the half-precision
+/// [`f16`](crate::f16) and [`bf16`](crate::bf16) (the `half` crate's), and raw pointers `*mut U`.
 ///
 /// Sealed. `Atomic<T, S>` has the size and alignment of the `core::sync::atomic` type of the same
-/// width (`AtomicU32` for `u32` and `f32`, `AtomicPtr<U>` for `*mut U`, …).
+/// width (`AtomicU32` for `u32` and `f32`, `AtomicPtr<U>` for `*mut U`, …). Every `Atomic<T, S>`
+/// has the methods `core::sync::atomic`'s types share (`load`, `store`, `swap`,
+/// `compare_exchange`, `fetch_update`, …, and C++20's `wait`/`notify_*`); the other operations
+/// come with the capability traits of this module ([`AtomicArithmetic`], [`AtomicBitwise`], …).
+///
+/// Generic code over the value type and the scope:
 ///
 /// ```
-/// use scoped_atomics::{Atomic, AtomicPrimitive, Device};
-/// fn zeroed<T: AtomicPrimitive + Default>() -> T { T::default() }
-/// assert_eq!(zeroed::<u32>(), 0);
+/// use scoped_atomics::{Atomic, AtomicPrimitive, Device, Ordering, Scope};
+///
+/// /// Publishes `value` once: whoever comes first wins.
+/// fn publish_once<T: AtomicPrimitive + PartialEq, S: Scope>(slot: &Atomic<T, S>, empty: T, value: T) -> bool {
+///     slot.compare_exchange(empty, value, Ordering::AcqRel, Ordering::Acquire).is_ok()
+/// }
+///
+/// let slot = Atomic::<u64, Device>::new(0);
+/// assert!(publish_once(&slot, 0, 7));
+/// assert!(!publish_once(&slot, 0, 8));
+/// assert_eq!(slot.load(Ordering::Acquire), 7);
 /// assert_eq!(core::mem::size_of::<Atomic<f64, Device>>(), 8);
 /// ```
 pub trait AtomicPrimitive: Copy + sealed::Sealed {
     /// The backend's storage: a `core::sync::atomic` type on the host and on the device, a loom
-    /// atomic under `--cfg loom`.
+    /// atomic under `--cfg loom`. `Send + Sync + Unpin` so that every `Atomic<T, S>` is, in
+    /// generic code too (as every `core` atomic is).
     #[doc(hidden)]
-    type Storage;
+    type Storage: RawAtomic<Self> + Send + Sync + Unpin;
+
+    /// The `core::sync::atomic` type of the same width: `AtomicU32` for `u32` and `f32`,
+    /// `AtomicBool` for `bool`, `AtomicPtr<U>` for `*mut U`; what
+    /// [`Atomic::as_core`](crate::Atomic::as_core) returns on the host.
+    type Core;
+
+    /// What `Default` gives: zero, `false` or a null pointer.
+    #[doc(hidden)]
+    const DEFAULT: Self;
+
+    /// Whether `self` and `other` have the same bits (what `compare_exchange` and `wait` compare).
+    #[doc(hidden)]
+    fn same_bits(self, other: Self) -> bool;
+
+    /// The storage holding `value` (loom's atomics are built by a call, not by a bit copy).
+    #[cfg(loom)]
+    #[doc(hidden)]
+    fn storage_new(value: Self) -> Self::Storage;
+
+    /// The value `storage` holds.
+    #[cfg(loom)]
+    #[doc(hidden)]
+    fn storage_into_inner(storage: Self::Storage) -> Self;
 
     /// The loom mirror's location for the value at `ptr` (see `AtomicRef::from_ptr`).
     ///
@@ -33,11 +92,202 @@ pub trait AtomicPrimitive: Copy + sealed::Sealed {
     unsafe fn mirror_view<'a>(ptr: *mut Self) -> &'a Self::Storage;
 }
 
+/// The value types with atomic `fetch_add`, `fetch_sub`, `fetch_min` and `fetch_max`: every
+/// integer (wrapping on overflow, as `core`) and the floats `f32`, `f64`, `f16`, `bf16` (see
+/// [`AtomicFloat`] for their rounding and NaN rules). Sealed.
+///
+/// A generic reduction over `u32`, `u64` or `f32`, at any scope:
+///
+/// ```
+/// use scoped_atomics::{Atomic, AtomicArithmetic, Block, Device, Ordering, Scope};
+///
+/// fn sum_into<T: AtomicArithmetic, S: Scope>(total: &Atomic<T, S>, values: &[T]) {
+///     for &v in values {
+///         total.fetch_add(v, Ordering::Relaxed);
+///     }
+/// }
+///
+/// let a = Atomic::<u32, Device>::new(0);
+/// let b = Atomic::<u64, Block>::new(0);
+/// let c = Atomic::<f32, Device>::new(0.0);
+/// std::thread::scope(|s| {
+///     for _ in 0..4 {
+///         s.spawn(|| {
+///             sum_into(&a, &[1, 2, 3]);
+///             sum_into(&b, &[10, 20]);
+///             sum_into(&c, &[0.5, 0.25]);
+///         });
+///     }
+/// });
+/// assert_eq!(a.load(Ordering::Relaxed), 24);
+/// assert_eq!(b.load(Ordering::Relaxed), 120);
+/// assert_eq!(c.load(Ordering::Relaxed), 3.0);
+/// ```
+pub trait AtomicArithmetic: AtomicPrimitive {
+    #[doc(hidden)]
+    fn raw_fetch_add<S: Scope>(storage: &Self::Storage, value: Self, order: Ordering) -> Self;
+    #[doc(hidden)]
+    fn raw_fetch_sub<S: Scope>(storage: &Self::Storage, value: Self, order: Ordering) -> Self;
+    #[doc(hidden)]
+    fn raw_fetch_min<S: Scope>(storage: &Self::Storage, value: Self, order: Ordering) -> Self;
+    #[doc(hidden)]
+    fn raw_fetch_max<S: Scope>(storage: &Self::Storage, value: Self, order: Ordering) -> Self;
+}
+
+/// The value types with atomic `fetch_and`, `fetch_nand`, `fetch_or` and `fetch_xor`: every
+/// integer (bitwise) and `bool` (logical). Sealed.
+///
+/// ```
+/// use scoped_atomics::{Atomic, AtomicBitwise, Ordering, Scope, System};
+///
+/// /// Sets `bits` and says whether they were all clear before.
+/// fn claim<T: AtomicBitwise + PartialEq, S: Scope>(a: &Atomic<T, S>, bits: T, clear: T) -> bool {
+///     a.fetch_or(bits, Ordering::AcqRel) == clear
+/// }
+///
+/// assert!(claim(&Atomic::<u8, System>::new(0), 0b100, 0));
+/// assert!(!claim(&Atomic::<bool, System>::new(true), true, false));
+/// ```
+pub trait AtomicBitwise: AtomicPrimitive {
+    #[doc(hidden)]
+    fn raw_fetch_and<S: Scope>(storage: &Self::Storage, value: Self, order: Ordering) -> Self;
+    #[doc(hidden)]
+    fn raw_fetch_nand<S: Scope>(storage: &Self::Storage, value: Self, order: Ordering) -> Self;
+    #[doc(hidden)]
+    fn raw_fetch_or<S: Scope>(storage: &Self::Storage, value: Self, order: Ordering) -> Self;
+    #[doc(hidden)]
+    fn raw_fetch_xor<S: Scope>(storage: &Self::Storage, value: Self, order: Ordering) -> Self;
+}
+
+/// The integers `u8` … `u64`, `i8` … `i64`, `usize`, `isize`: [`AtomicArithmetic`] (wrapping)
+/// and [`AtomicBitwise`]. Sealed.
+///
+/// ```
+/// use scoped_atomics::{Atomic, AtomicInteger, Block, Ordering, Scope};
+///
+/// /// Takes a ticket and toggles the low bit of the flags word.
+/// fn ticket<T: AtomicInteger, S: Scope>(next: &Atomic<T, S>, one: T) -> T {
+///     next.fetch_xor(one, Ordering::Relaxed);
+///     next.fetch_add(one, Ordering::Relaxed)
+/// }
+///
+/// let next = Atomic::<i16, Block>::new(0);
+/// assert_eq!(ticket(&next, 1), 1);
+/// assert_eq!(next.load(Ordering::Relaxed), 2);
+/// ```
+pub trait AtomicInteger: AtomicArithmetic + AtomicBitwise {}
+
+/// `f32`, `f64` and the half-precision [`f16`](crate::f16) and [`bf16`](crate::bf16):
+/// [`AtomicArithmetic`] with these rules, the same on every backend. Sealed.
+///
+/// * `fetch_add` / `fetch_sub` round as IEEE addition does. On the device they are
+///   `atom.add.f32` / `atom.add.f64` (subtraction adds the negation, which is exact);
+///   `atom.add.f32` flushes subnormal inputs and results to sign-preserving zero, so a sum that is
+///   subnormal on the host is `0.0` on the device. `atom.add.f64` keeps subnormals.
+/// * `f16` / `bf16` add with `atom.add.noftz.f16` (sm_70) / `atom.add.noftz.bf16` (sm_90; a
+///   compare-and-swap loop before it), which keep subnormals and round to nearest even, as the
+///   host does (`half`'s arithmetic); so the device and the host agree bit for bit (a NaN result
+///   may differ in sign and payload, which IEEE leaves open).
+/// * `fetch_min` / `fetch_max` follow [`f32::min`] / [`f32::max`]: a NaN operand is ignored (the
+///   other one is kept), and a NaN is stored only if both are NaN. They are a compare-exchange loop
+///   on the bits on every backend.
+/// * `compare_exchange` compares **bits**: `-0.0` does not match `0.0`, and a NaN matches a NaN
+///   with the same bits.
+///
+/// ```
+/// use scoped_atomics::{Atomic, AtomicFloat, Device, Ordering, Scope};
+///
+/// fn running_max<T: AtomicFloat, S: Scope>(m: &Atomic<T, S>, sample: T) -> T {
+///     m.fetch_max(sample, Ordering::Relaxed)
+/// }
+///
+/// let m = Atomic::<f64, Device>::new(f64::NAN);
+/// running_max(&m, 2.5);
+/// running_max(&m, f64::NAN); // ignored
+/// assert_eq!(m.load(Ordering::Relaxed), 2.5);
+///
+/// use scoped_atomics::{bf16, f16};
+/// let h = Atomic::<f16, Device>::new(f16::from_f32(1.5));
+/// h.add(f16::from_f32(0.25), Ordering::Relaxed); // `red.relaxed.gpu.add.noftz.f16`
+/// assert_eq!(h.load(Ordering::Relaxed).to_f32(), 1.75);
+/// let b = Atomic::<bf16, Device>::new(bf16::ONE);
+/// assert_eq!(running_max(&b, bf16::from_f32(-2.0)), bf16::ONE);
+/// ```
+pub trait AtomicFloat: AtomicArithmetic {}
+
+/// The value types with fire-and-forget reductions `add` and `sub` (PTX `red`): the 32- and
+/// 64-bit integers (`u32`, `i32`, `u64`, `i64`, `usize`, `isize`) and the floats `f32`, `f64`,
+/// `f16`, `bf16` (`bf16` before sm_90: a compare-and-swap loop). Sealed.
+///
+/// ```
+/// use scoped_atomics::{Atomic, AtomicReduce, Device, Ordering, Scope};
+///
+/// fn count<T: AtomicReduce, S: Scope>(hits: &Atomic<T, S>, one: T) {
+///     hits.add(one, Ordering::Relaxed); // `red.relaxed.<scope>.add` on the device
+/// }
+///
+/// let hits = Atomic::<f32, Device>::new(0.0);
+/// count(&hits, 1.0);
+/// assert_eq!(hits.load(Ordering::Relaxed), 1.0);
+/// ```
+pub trait AtomicReduce: AtomicArithmetic {
+    #[doc(hidden)]
+    fn raw_add<S: Scope>(storage: &Self::Storage, value: Self, order: Ordering);
+    #[doc(hidden)]
+    fn raw_sub<S: Scope>(storage: &Self::Storage, value: Self, order: Ordering);
+}
+
+/// The 32- and 64-bit integers, with the reductions `and`, `or`, `xor`, `min`, `max` (PTX `red`)
+/// besides [`AtomicReduce`]'s. Sealed.
+///
+/// ```
+/// use scoped_atomics::{Atomic, AtomicIntegerReduce, Block, Ordering, Scope};
+///
+/// fn mark<T: AtomicIntegerReduce, S: Scope>(seen: &Atomic<T, S>, bit: T) {
+///     seen.or(bit, Ordering::Relaxed);
+/// }
+///
+/// let seen = Atomic::<u64, Block>::new(0);
+/// mark(&seen, 1 << 40);
+/// assert_eq!(seen.load(Ordering::Relaxed), 1 << 40);
+/// ```
+pub trait AtomicIntegerReduce: AtomicReduce + AtomicInteger {
+    #[doc(hidden)]
+    fn raw_and<S: Scope>(storage: &Self::Storage, value: Self, order: Ordering);
+    #[doc(hidden)]
+    fn raw_or<S: Scope>(storage: &Self::Storage, value: Self, order: Ordering);
+    #[doc(hidden)]
+    fn raw_xor<S: Scope>(storage: &Self::Storage, value: Self, order: Ordering);
+    #[doc(hidden)]
+    fn raw_min<S: Scope>(storage: &Self::Storage, value: Self, order: Ordering);
+    #[doc(hidden)]
+    fn raw_max<S: Scope>(storage: &Self::Storage, value: Self, order: Ordering);
+}
+
+/// `AtomicPrimitive` for each value type: `$storage` is its backend storage, `|$v| $bits` its
+/// bits as the storage holds them and `|$b| $value` the way back.
 macro_rules! primitives {
-    ($($t:ty => $storage:ident),* $(,)?) => {$(
+    ($($t:ty => $storage:ident, $default:expr, |$v:ident| $bits:expr, |$b:ident| $value:expr;)*) => {$(
         impl sealed::Sealed for $t {}
         impl AtomicPrimitive for $t {
             type Storage = Storage::$storage;
+            type Core = core_storage::$storage;
+            const DEFAULT: Self = $default;
+            #[inline(always)]
+            fn same_bits(self, other: Self) -> bool {
+                let bits = |$v: $t| $bits;
+                bits(self) == bits(other)
+            }
+            #[cfg(loom)]
+            fn storage_new(value: Self) -> Self::Storage {
+                let $v = value;
+                Storage::$storage::new($bits)
+            }
+            #[cfg(loom)]
+            fn storage_into_inner(storage: Self::Storage) -> Self {
+                let $b = storage.into_inner();
+                $value
+            }
             #[cfg(loom)]
             unsafe fn mirror_view<'a>(ptr: *mut Self) -> &'a Self::Storage {
                 // SAFETY: the caller's contract.
@@ -48,18 +298,104 @@ macro_rules! primitives {
 }
 
 primitives! {
-    bool => Bool,
-    u8 => U8, i8 => I8, u16 => U16, i16 => I16, u32 => U32, i32 => I32, u64 => U64, i64 => I64,
-    usize => Usize, isize => Isize,
-    f32 => F32, f64 => F64,
+    bool => Bool, false, |v| v, |v| v;
+    u8 => U8, 0, |v| v, |v| v;
+    i8 => I8, 0, |v| v, |v| v;
+    u16 => U16, 0, |v| v, |v| v;
+    i16 => I16, 0, |v| v, |v| v;
+    u32 => U32, 0, |v| v, |v| v;
+    i32 => I32, 0, |v| v, |v| v;
+    u64 => U64, 0, |v| v, |v| v;
+    i64 => I64, 0, |v| v, |v| v;
+    usize => Usize, 0, |v| v, |v| v;
+    isize => Isize, 0, |v| v, |v| v;
+    f32 => F32, 0.0, |v| v.to_bits(), |bits| f32::from_bits(bits);
+    f64 => F64, 0.0, |v| v.to_bits(), |bits| f64::from_bits(bits);
+    f16 => F16, f16::ZERO, |v| v.to_bits(), |bits| f16::from_bits(bits);
+    bf16 => Bf16, bf16::ZERO, |v| v.to_bits(), |bits| bf16::from_bits(bits);
 }
 
 impl<U> sealed::Sealed for *mut U {}
 impl<U> AtomicPrimitive for *mut U {
     type Storage = Storage::Ptr<U>;
+    type Core = core_storage::Ptr<U>;
+    const DEFAULT: Self = core::ptr::null_mut();
+    #[inline(always)]
+    fn same_bits(self, other: Self) -> bool {
+        // The address, as `AtomicPtr::compare_exchange` compares it (provenance is not compared).
+        self == other
+    }
+    #[cfg(loom)]
+    fn storage_new(value: Self) -> Self::Storage {
+        Storage::Ptr::new(value)
+    }
+    #[cfg(loom)]
+    fn storage_into_inner(storage: Self::Storage) -> Self {
+        storage.into_inner()
+    }
     #[cfg(loom)]
     unsafe fn mirror_view<'a>(ptr: *mut Self) -> &'a Self::Storage {
         // SAFETY: the caller's contract.
         unsafe { crate::imp::view(ptr) }
     }
 }
+
+/// Forwards a capability trait's hidden methods to the backend trait `$raw` of the storage.
+macro_rules! forward {
+    ($capability:ident via $raw:ident for $($t:ty),*: $methods:tt) => {$(
+        forward!(@impl $capability, $raw, $t, $methods);
+    )*};
+    (@impl $capability:ident, $raw:ident, $t:ty, {$($name:ident => $raw_name:ident -> $ret:ty),*}) => {
+        impl $capability for $t {$(
+            #[inline(always)]
+            fn $name<S: Scope>(storage: &Self::Storage, value: Self, order: Ordering) -> $ret {
+                <Self::Storage as $raw<$t>>::$raw_name::<S>(storage, value, order)
+            }
+        )*}
+    };
+}
+
+forward! { AtomicArithmetic via RawInt for u8, i8, u16, i16, u32, i32, u64, i64, usize, isize: {
+    raw_fetch_add => fetch_add -> Self, raw_fetch_sub => fetch_sub -> Self,
+    raw_fetch_min => fetch_min -> Self, raw_fetch_max => fetch_max -> Self
+}}
+forward! { AtomicArithmetic via RawFloat for f32, f64, f16, bf16: {
+    raw_fetch_add => fetch_add -> Self, raw_fetch_sub => fetch_sub -> Self,
+    raw_fetch_min => fetch_min -> Self, raw_fetch_max => fetch_max -> Self
+}}
+forward! { AtomicBitwise via RawInt for u8, i8, u16, i16, u32, i32, u64, i64, usize, isize: {
+    raw_fetch_and => fetch_and -> Self, raw_fetch_nand => fetch_nand -> Self,
+    raw_fetch_or => fetch_or -> Self, raw_fetch_xor => fetch_xor -> Self
+}}
+forward! { AtomicReduce via RawReduce for u32, i32, u64, i64, usize, isize, f32, f64, f16, bf16: {
+    raw_add => reduce_add -> (), raw_sub => reduce_sub -> ()
+}}
+forward! { AtomicIntegerReduce via RawIntReduce for u32, i32, u64, i64, usize, isize: {
+    raw_and => reduce_and -> (), raw_or => reduce_or -> (), raw_xor => reduce_xor -> (),
+    raw_min => reduce_min -> (), raw_max => reduce_max -> ()
+}}
+
+impl AtomicBitwise for bool {
+    #[inline(always)]
+    fn raw_fetch_and<S: Scope>(storage: &Self::Storage, value: bool, order: Ordering) -> bool {
+        <Self::Storage as RawBool>::fetch_and::<S>(storage, value, order)
+    }
+    #[inline(always)]
+    fn raw_fetch_nand<S: Scope>(storage: &Self::Storage, value: bool, order: Ordering) -> bool {
+        <Self::Storage as RawBool>::fetch_nand::<S>(storage, value, order)
+    }
+    #[inline(always)]
+    fn raw_fetch_or<S: Scope>(storage: &Self::Storage, value: bool, order: Ordering) -> bool {
+        <Self::Storage as RawBool>::fetch_or::<S>(storage, value, order)
+    }
+    #[inline(always)]
+    fn raw_fetch_xor<S: Scope>(storage: &Self::Storage, value: bool, order: Ordering) -> bool {
+        <Self::Storage as RawBool>::fetch_xor::<S>(storage, value, order)
+    }
+}
+
+macro_rules! markers {
+    ($marker:ident: $($t:ty),*) => {$( impl $marker for $t {} )*};
+}
+markers! { AtomicInteger: u8, i8, u16, i16, u32, i32, u64, i64, usize, isize }
+markers! { AtomicFloat: f32, f64, f16, bf16 }

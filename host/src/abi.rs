@@ -362,7 +362,13 @@ pub enum Ty {
     Isize,
     F32,
     F64,
+    /// `half::f16`: 16 bits; `atom.add.noftz.f16`.
+    F16,
+    /// `half::bf16`: 16 bits; `atom.add.noftz.bf16` from sm_90.
+    Bf16,
     Ptr,
+    /// `AtomicFlag`: a 32-bit word; probed only for its own operations (`FLAG_OPS`).
+    Flag,
 }
 
 const INT_RMW: &[&str] = &[
@@ -395,8 +401,17 @@ const PTR_RMW: &[&str] = &[
     "fetch_xor",
 ];
 
+/// `AtomicFlag`'s operations, each with the table row it realises at 32 bits: `test` a load,
+/// `clear` a store, `test_and_set` an `atom.exch.b32`.
+pub const FLAG_OPS: [(&str, Operation); 3] = [
+    ("test", Operation::Load),
+    ("clear", Operation::Store),
+    ("test_and_set", Operation::Rmw),
+];
+
 impl Ty {
-    pub const ALL: [Ty; 14] = [
+    /// The value types of `Atomic<T, S>` (not `Flag`, which has its own operations).
+    pub const ALL: [Ty; 16] = [
         Ty::Bool,
         Ty::U8,
         Ty::I8,
@@ -410,6 +425,8 @@ impl Ty {
         Ty::Isize,
         Ty::F32,
         Ty::F64,
+        Ty::F16,
+        Ty::Bf16,
         Ty::Ptr,
     ];
 
@@ -429,15 +446,18 @@ impl Ty {
             Ty::Isize => "isize",
             Ty::F32 => "f32",
             Ty::F64 => "f64",
+            Ty::F16 => "f16",
+            Ty::Bf16 => "bf16",
             Ty::Ptr => "ptr",
+            Ty::Flag => "flag",
         }
     }
 
     pub fn width(self) -> Width {
         match self {
             Ty::Bool | Ty::U8 | Ty::I8 => Width::Byte,
-            Ty::U16 | Ty::I16 => Width::B16,
-            Ty::U32 | Ty::I32 | Ty::F32 => Width::B32,
+            Ty::U16 | Ty::I16 | Ty::F16 | Ty::Bf16 => Width::B16,
+            Ty::U32 | Ty::I32 | Ty::F32 | Ty::Flag => Width::B32,
             _ => Width::B64,
         }
     }
@@ -447,15 +467,16 @@ impl Ty {
     }
 
     fn float(self) -> bool {
-        matches!(self, Ty::F32 | Ty::F64)
+        matches!(self, Ty::F32 | Ty::F64 | Ty::F16 | Ty::Bf16)
     }
 
     /// The `fetch_*` methods probed (beyond `swap`), as in `gpu-kernels/build.rs`.
     pub fn rmw_ops(self) -> &'static [&'static str] {
         match self {
             Ty::Bool => BOOL_RMW,
-            Ty::F32 | Ty::F64 => FLOAT_RMW,
+            Ty::F32 | Ty::F64 | Ty::F16 | Ty::Bf16 => FLOAT_RMW,
             Ty::Ptr => PTR_RMW,
+            Ty::Flag => &[],
             _ => INT_RMW,
         }
     }
@@ -464,7 +485,7 @@ impl Ty {
     pub fn reductions(self) -> &'static [&'static str] {
         match self {
             Ty::U32 | Ty::I32 | Ty::U64 | Ty::I64 | Ty::Usize | Ty::Isize => INT_REDUCTIONS,
-            Ty::F32 | Ty::F64 => FLOAT_REDUCTIONS,
+            Ty::F32 | Ty::F64 | Ty::F16 | Ty::Bf16 => FLOAT_REDUCTIONS,
             _ => &[],
         }
     }
@@ -564,6 +585,11 @@ pub fn probes(target: Target) -> Vec<Probe> {
                 }
             }
         }
+        for (op, operation) in FLAG_OPS {
+            for o in orders(operation) {
+                push(ProbeOp::Fetch(op), Some(Ty::Flag), o, o.name().into());
+            }
+        }
         for o in orders(Operation::Fence) {
             push(ProbeOp::Fence, None, o, o.name().into());
         }
@@ -591,6 +617,8 @@ pub enum LoopReason {
     /// Float `fetch_min`/`fetch_max`: `atom.min/max.f32` would not follow `f32::min` on NaN (and
     /// needs sm_90).
     FloatMinMax,
+    /// `bf16` add/sub (and their reductions) before sm_90: no `atom.add.noftz.bf16`.
+    Bf16Add,
 }
 
 impl LoopReason {
@@ -604,6 +632,7 @@ impl LoopReason {
             LoopReason::HalfRmw => "16-bit fetch_* (only atom.cas.b16)",
             LoopReason::Nand => "32/64-bit fetch_nand (no atom.nand)",
             LoopReason::FloatMinMax => "float fetch_min/max (NaN semantics)",
+            LoopReason::Bf16Add => "bf16 add/sub before sm_90 (no atom.add.noftz.bf16)",
         }
     }
 }
@@ -652,6 +681,8 @@ fn cas_loop(row: &Row, scope: Scope, width: Width, reason: LoopReason) -> Expect
 fn op_suffix(op: &str, ty: Ty, width: Width) -> String {
     let n = width.size();
     match op {
+        "add" | "sub" if ty == Ty::F16 => "add.noftz.f16".into(),
+        "add" | "sub" if ty == Ty::Bf16 => "add.noftz.bf16".into(),
         "add" | "sub" if ty.float() => format!("add.f{n}"),
         "add" | "sub" => format!("add.u{n}"),
         "and" | "or" | "xor" => format!("{op}.b{n}"),
@@ -682,6 +713,20 @@ pub fn expected(probe: &Probe, table: &AbiTable, target: Target) -> Expected {
     let width = ty.width();
     let bits = width.bits();
     let rmw = row(Operation::Rmw, probe.order);
+    // `atom.add.noftz.bf16` and `red.add.noftz.bf16` need sm_90.
+    let has_bf16_add = matches!(target, Target::Sm90 | Target::Sm90Ptx86);
+    if ty == Ty::Flag {
+        let (_, operation) = FLAG_OPS
+            .into_iter()
+            .find(|&(op, _)| probe.op == ProbeOp::Fetch(op))
+            .unwrap_or_else(|| unreachable!("no flag operation {:?}", probe.op));
+        let suffix = if operation == Operation::Rmw {
+            format!("exch.{bits}")
+        } else {
+            bits.to_string()
+        };
+        return single(row(operation, probe.order), scope, &suffix);
+    }
     match probe.op {
         ProbeOp::Load => single(row(Operation::Load, probe.order), scope, bits),
         ProbeOp::Store if width == Width::Byte => cas_loop(
@@ -718,6 +763,11 @@ pub fn expected(probe: &Probe, table: &AbiTable, target: Target) -> Expected {
                 (Ty::Ptr, _) => single(rmw, scope, "add.u64"),
                 (_, Width::Byte) if bitwise => single(rmw, scope, &op_suffix(op, ty, Width::B32)),
                 (_, Width::Byte) => cas_loop(rmw, scope, width, LoopReason::ByteRmw),
+                (Ty::F16 | Ty::Bf16, _) if matches!(op, "min" | "max") => {
+                    cas_loop(rmw, scope, width, LoopReason::FloatMinMax)
+                }
+                (Ty::Bf16, _) if !has_bf16_add => cas_loop(rmw, scope, width, LoopReason::Bf16Add),
+                (Ty::F16 | Ty::Bf16, _) => single(rmw, scope, &op_suffix(op, ty, width)),
                 (_, Width::B16) => cas_loop(rmw, scope, width, LoopReason::HalfRmw),
                 (_, _) if op == "nand" => cas_loop(rmw, scope, width, LoopReason::Nand),
                 (Ty::F32 | Ty::F64, _) if matches!(op, "min" | "max") => {
@@ -725,6 +775,9 @@ pub fn expected(probe: &Probe, table: &AbiTable, target: Target) -> Expected {
                 }
                 (_, _) => single(rmw, scope, &op_suffix(op, ty, width)),
             }
+        }
+        ProbeOp::Reduce(_) if ty == Ty::Bf16 && !has_bf16_add => {
+            cas_loop(rmw, scope, width, LoopReason::Bf16Add)
         }
         ProbeOp::Reduce(op) => single(
             row(Operation::Reduction, probe.order),
@@ -957,21 +1010,27 @@ mod tests {
 
     #[test]
     fn probe_counts_follow_the_generator() {
-        // Per scope: 956 typed probes + 4 fences.
-        assert_eq!(probes(Target::Sm70).len(), 3840);
-        assert_eq!(probes(Target::Sm80).len(), 3840);
-        assert_eq!(probes(Target::Sm90).len(), 4800);
-        assert_eq!(probes(Target::Sm90Ptx86).len(), 4800);
+        // Per scope: 1056 typed probes (50 each for f16 and bf16) + 4 fences + 11 flag probes
+        // (3 test, 3 clear, 5 test_and_set).
+        assert_eq!(probes(Target::Sm70).len(), 4284);
+        assert_eq!(probes(Target::Sm80).len(), 4284);
+        assert_eq!(probes(Target::Sm90).len(), 5355);
+        assert_eq!(probes(Target::Sm90Ptx86).len(), 5355);
         let mut names: Vec<_> = probes(Target::Sm90).into_iter().map(|p| p.name).collect();
         names.sort();
         names.dedup();
-        assert_eq!(names.len(), 4800);
+        assert_eq!(names.len(), 5355);
         for n in [
             "compare_exchange__u8__release_acquire__device",
             "fence__acq_rel__cluster",
             "add__f32__relaxed__block",
             "fetch_not__bool__seq_cst__system",
             "fetch_byte_sub__ptr__acquire__thread",
+            "test__flag__seq_cst__cluster",
+            "clear__flag__release__block",
+            "test_and_set__flag__acq_rel__system",
+            "fetch_add__f16__relaxed__device",
+            "sub__bf16__release__cluster",
         ] {
             assert!(names.binary_search(&n.to_string()).is_ok(), "{n}");
         }
@@ -1086,6 +1145,71 @@ mod tests {
                 .iter()
                 .all(|p| p.scope != Scope::Cluster)
         );
+    }
+
+    #[test]
+    fn half_precision_probes() {
+        let t = Target::Sm80;
+        assert_eq!(
+            ins(t, "fetch_add__f16__acq_rel__device"),
+            ["atom.acq_rel.gpu.add.noftz.f16"]
+        );
+        assert_eq!(
+            ins(t, "sub__f16__release__block"),
+            ["red.release.cta.add.noftz.f16"]
+        );
+        assert_eq!(
+            ins(t, "load__bf16__acquire__system"),
+            ["ld.acquire.sys.b16"]
+        );
+        assert_eq!(
+            exp(t, "fetch_add__bf16__relaxed__device").cas_loop,
+            Some(LoopReason::Bf16Add)
+        );
+        assert_eq!(
+            exp(t, "add__bf16__release__device").instructions,
+            ["ld.relaxed.gpu.b16", "atom.release.gpu.cas.b16"]
+        );
+        assert_eq!(
+            exp(t, "fetch_min__f16__relaxed__device").cas_loop,
+            Some(LoopReason::FloatMinMax)
+        );
+        assert_eq!(
+            exp(t, "swap__f16__relaxed__device").cas_loop,
+            Some(LoopReason::HalfSwap)
+        );
+        let t = Target::Sm90;
+        assert_eq!(
+            ins(t, "fetch_sub__bf16__seq_cst__cluster"),
+            ["fence.sc.cluster", "atom.acquire.cluster.add.noftz.bf16"]
+        );
+        assert_eq!(
+            ins(t, "add__bf16__relaxed__device"),
+            ["red.relaxed.gpu.add.noftz.bf16"]
+        );
+    }
+
+    #[test]
+    fn flag_probes_are_word_loads_stores_and_exchanges() {
+        let t = Target::Sm80;
+        assert_eq!(ins(t, "test__flag__acquire__block"), ["ld.acquire.cta.b32"]);
+        assert_eq!(
+            ins(t, "test__flag__seq_cst__device"),
+            ["fence.sc.gpu", "ld.acquire.gpu.b32"]
+        );
+        assert_eq!(
+            ins(t, "clear__flag__release__system"),
+            ["st.release.sys.b32"]
+        );
+        assert_eq!(
+            ins(t, "test_and_set__flag__seq_cst__block"),
+            ["fence.sc.cta", "atom.acquire.cta.exch.b32"]
+        );
+        assert_eq!(
+            ins(t, "test_and_set__flag__relaxed__thread"),
+            exp(t, "swap__u32__relaxed__thread").instructions
+        );
+        assert_eq!(exp(t, "test_and_set__flag__acq_rel__device").cas_loop, None);
     }
 
     #[test]

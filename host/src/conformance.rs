@@ -566,7 +566,7 @@ mod tests {
         assert_eq!(c.matched(), 1);
         assert_eq!(c.unexpected, ["mystery__device"]);
         assert_eq!(c.others, ["histogram"]);
-        assert_eq!(c.results.len(), 3840);
+        assert_eq!(c.results.len(), 4284);
         assert!(c.snapshot.contains(
             "== load__u32__acquire__device\nld.acquire.gpu.b32 %r0, [%rd0]\n== mystery__device\n"
         ));

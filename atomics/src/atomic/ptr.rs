@@ -4,14 +4,6 @@ use super::Atomic;
 use crate::Scope;
 use crate::imp::{RawPtr, Storage};
 
-super::atomic_common! {
-    impl[U, S: Scope] *mut U, storage Storage::Ptr<U>,
-    example "*mut i32",
-    setup "# let (mut x, mut y) = (1i32, 2i32);\n# let (p, q): (*mut i32, *mut i32) = (&mut x, &mut y);\n",
-    values "p", "q",
-    to_storage |v| v, from_storage |v| v,
-}
-
 impl<U, S: Scope> Atomic<*mut U, S> {
     /// Offsets the pointer by `count` elements of `U` (wrapping, keeping provenance) and returns
     /// the previous pointer.
@@ -103,13 +95,6 @@ impl<U, S: Scope> Atomic<*mut U, S> {
         /// Bitwise "xor" of the address with `value`, keeping the pointer's provenance (tagged
         /// pointers: toggle tag bits); returns the previous pointer.
         fetch_xor => fetch_addr_xor, "1", "p.addr()";
-    }
-}
-
-impl<U, S: Scope> Default for Atomic<*mut U, S> {
-    /// An atomic holding a null pointer.
-    fn default() -> Self {
-        Self::new(core::ptr::null_mut())
     }
 }
 

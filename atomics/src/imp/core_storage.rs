@@ -15,4 +15,6 @@ pub type Usize = a::AtomicUsize;
 pub type Isize = a::AtomicIsize;
 pub type F32 = a::AtomicU32;
 pub type F64 = a::AtomicU64;
+pub type F16 = a::AtomicU16;
+pub type Bf16 = a::AtomicU16;
 pub type Ptr<U> = a::AtomicPtr<U>;

@@ -13,7 +13,6 @@
 use crate::Scope;
 use core::sync::atomic::Ordering;
 
-#[cfg(not(loom))]
 pub(crate) mod core_storage;
 #[cfg(target_arch = "nvptx64")]
 mod ptx;
@@ -33,6 +32,9 @@ pub(crate) use mirror::plain_access;
 pub(crate) use mirror::{Storage, compiler_fence, fence, topology, view};
 
 // The ABI table is plain data: its unit tests run on the host too.
+#[cfg(all(test, not(target_arch = "nvptx64"), not(loom)))]
+#[path = "ptx/half_bits.rs"]
+mod ptx_half_bits;
 #[cfg(all(test, not(target_arch = "nvptx64"), not(loom)))]
 #[path = "ptx/table.rs"]
 mod ptx_table;

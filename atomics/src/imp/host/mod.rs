@@ -6,6 +6,7 @@ use super::{RawAtomic, RawBool, RawFloat, RawInt, RawIntReduce, RawPtr, RawReduc
 use crate::ordering::failure_order;
 use crate::{Scope, ScopeKind};
 use core::sync::atomic::Ordering;
+use half::{bf16, f16};
 
 use core::sync::atomic as atomic_types;
 
@@ -108,7 +109,7 @@ raw_reduce_via_fetch! { RawInt:
     u32 => storage::U32, i32 => storage::I32, u64 => storage::U64, i64 => storage::I64,
     usize => storage::Usize, isize => storage::Isize,
 }
-raw_reduce_via_fetch! { RawFloat: f32 => storage::F32, f64 => storage::F64 }
+raw_reduce_via_fetch! { RawFloat: f32 => storage::F32, f64 => storage::F64, f16 => storage::F16, bf16 => storage::Bf16 }
 
 macro_rules! raw_int_reduce {
     ($($t:ty => $storage:ty),* $(,)?) => {$(
@@ -189,7 +190,7 @@ macro_rules! float_update {
     }};
 }
 
-raw_float! { f32 => storage::F32, f64 => storage::F64 }
+raw_float! { f32 => storage::F32, f64 => storage::F64, f16 => storage::F16, bf16 => storage::Bf16 }
 
 impl<U> RawAtomic<*mut U> for storage::Ptr<U> {
     #[inline(always)]

@@ -101,6 +101,8 @@ pub(crate) mod storage {
     pub type Isize = Location<isize>;
     pub type F32 = Location<u32>;
     pub type F64 = Location<u64>;
+    pub type F16 = Location<u16>;
+    pub type Bf16 = Location<u16>;
     pub type Ptr<U> = Location<*mut U>;
 }
 pub(crate) use storage as Storage;
@@ -138,6 +140,8 @@ mirror! {
     isize => isize: |v| v as usize as u64, |b| b as isize;
     f32 => u32: |v| v.to_bits() as u64, |b| f32::from_bits(b as u32);
     f64 => u64: |v| v.to_bits(), |b| f64::from_bits(b);
+    half::f16 => u16: |v| v.to_bits() as u64, |b| half::f16::from_bits(b as u16);
+    half::bf16 => u16: |v| v.to_bits() as u64, |b| half::bf16::from_bits(b as u16);
 }
 
 impl<U> Mirror for *mut U {
@@ -316,7 +320,7 @@ macro_rules! mirror_float {
     )*};
 }
 
-mirror_float!(f32 => u32, f64 => u64);
+mirror_float!(f32 => u32, f64 => u64, half::f16 => u16, half::bf16 => u16);
 
 impl RawBool for Location<bool> {
     fn fetch_and<S: Scope>(&self, v: bool, o: Ordering) -> bool {

@@ -140,6 +140,9 @@ atom_fns! {
     atom_add_u64: u64, reg64, "add.u64";
     atom_add_f32: u32, reg32, "add.f32";
     atom_add_f64: u64, reg64, "add.f64";
+    // Half precision: `.noftz` (subnormals kept) is the only form PTX has; `.f16` from sm_70,
+    // `.bf16` from sm_90. The operands are `.b16` registers.
+    atom_add_f16: u16, reg16, "add.noftz.f16";
     atom_and_b32: u32, reg32, "and.b32";
     atom_and_b64: u64, reg64, "and.b64";
     atom_or_b32: u32, reg32, "or.b32";
@@ -176,6 +179,7 @@ red_fns! {
     red_add_u64: u64, reg64, "add.u64";
     red_add_f32: u32, reg32, "add.f32";
     red_add_f64: u64, reg64, "add.f64";
+    red_add_f16: u16, reg16, "add.noftz.f16";
     red_and_b32: u32, reg32, "and.b32";
     red_and_b64: u64, reg64, "and.b64";
     red_or_b32: u32, reg32, "or.b32";
@@ -220,4 +224,14 @@ fence_fns! {
 pub(super) fn compiler_barrier() {
     // SAFETY: emits nothing.
     unsafe { asm!("", options(nostack)) }
+}
+
+// `bf16` addition exists from sm_90 (PTX ISA 7.8); before it, `ops` uses a compare-and-swap loop.
+#[cfg(target_feature = "sm_90")]
+atom_fns! {
+    atom_add_bf16: u16, reg16, "add.noftz.bf16";
+}
+#[cfg(target_feature = "sm_90")]
+red_fns! {
+    red_add_bf16: u16, reg16, "add.noftz.bf16";
 }

@@ -19,6 +19,7 @@
 //! `atom.cas` whose `.sem` covers the failure ordering.
 
 mod asm;
+mod half_bits;
 mod table;
 
 use super::{RawAtomic, RawBool, RawFloat, RawInt, RawIntReduce, RawPtr, RawReduce};
@@ -63,6 +64,8 @@ bits! {
     isize => u64: |v| v as u64, |w| w as isize;
     f32 => u32: |v| v.to_bits(), |w| f32::from_bits(w);
     f64 => u64: |v| v.to_bits(), |w| f64::from_bits(w);
+    half::f16 => u16: |v| v.to_bits(), |w| half::f16::from_bits(w);
+    half::bf16 => u16: |v| v.to_bits(), |w| half::bf16::from_bits(w);
 }
 
 impl<U> Bits for *mut U {

@@ -91,7 +91,7 @@ raw_atomic!(word atom_exch_b64:
     [] u64 => storage::U64, [] i64 => storage::I64, [] usize => storage::Usize,
     [] isize => storage::Isize, [] f64 => storage::F64, [U] *mut U => storage::Ptr<U>,
 );
-raw_atomic!(half: u16 => storage::U16, i16 => storage::I16);
+raw_atomic!(half: u16 => storage::U16, i16 => storage::I16, half::f16 => storage::F16, half::bf16 => storage::Bf16);
 raw_atomic!(byte: u8 => storage::U8, i8 => storage::I8, bool => storage::Bool);
 
 /// Integer read-modify-writes of 32- and 64-bit types: one `atom` each, `nand` a loop; and their
@@ -242,6 +242,53 @@ macro_rules! raw_float {
 raw_float! {
     f32 => storage::F32: atom_add_f32, red_add_f32;
     f64 => storage::F64: atom_add_f64, red_add_f64;
+}
+
+/// Half-precision read-modify-writes: `atom.add.noftz.f16` (sm_70) and `atom.add.noftz.bf16`
+/// (sm_90; before it, a compare-and-swap loop on the 16 bits); subtraction adds the negation,
+/// which is exact; min/max follow `f32::min`/`max` as compare-and-swap loops, as for `f32`.
+///
+/// The values computed inside a loop ([`half_bits`]) are branch-free bit arithmetic, so that
+/// each loop is the plain `ld.relaxed`/`atom.cas` loop of the ABI checks (the `half` crate's
+/// software conversions branch on NaN and subnormals).
+macro_rules! raw_half {
+    ($($t:ty => $storage:ty: $add:ident, $red_add:ident, $exp:literal, native_add: $native:meta;)*) => {$(
+        impl RawFloat<$t> for $storage {
+            #[inline(always)]
+            fn fetch_add<S: Scope>(&self, v: $t, o: Ordering) -> $t {
+                #[cfg($native)]
+                return atom!(self, S, o, $t, $add(v));
+                #[cfg(not($native))]
+                return update!(self, S, table::rmw(o), $t, native, |x| <$t>::from_bits(half_bits::bf16_add(x.to_bits(), v.to_bits())));
+            }
+            #[inline(always)]
+            fn fetch_sub<S: Scope>(&self, v: $t, o: Ordering) -> $t { <Self as RawFloat<$t>>::fetch_add::<S>(self, -v, o) }
+            #[inline(always)]
+            fn fetch_min<S: Scope>(&self, v: $t, o: Ordering) -> $t {
+                update!(self, S, table::rmw(o), $t, native, |x| <$t>::from_bits(half_bits::min_max(x.to_bits(), v.to_bits(), $exp, true)))
+            }
+            #[inline(always)]
+            fn fetch_max<S: Scope>(&self, v: $t, o: Ordering) -> $t {
+                update!(self, S, table::rmw(o), $t, native, |x| <$t>::from_bits(half_bits::min_max(x.to_bits(), v.to_bits(), $exp, false)))
+            }
+        }
+        impl RawReduce<$t> for $storage {
+            #[inline(always)]
+            fn reduce_add<S: Scope>(&self, v: $t, o: Ordering) {
+                #[cfg($native)]
+                red!(self, S, o, $t, $red_add(v));
+                #[cfg(not($native))]
+                update!(self, S, table::rmw(o), $t, native, |x| <$t>::from_bits(half_bits::bf16_add(x.to_bits(), v.to_bits())));
+            }
+            #[inline(always)]
+            fn reduce_sub<S: Scope>(&self, v: $t, o: Ordering) { <Self as RawReduce<$t>>::reduce_add::<S>(self, -v, o) }
+        }
+    )*};
+}
+
+raw_half! {
+    half::f16 => storage::F16: atom_add_f16, red_add_f16, 0x7c00, native_add: all();
+    half::bf16 => storage::Bf16: atom_add_bf16, red_add_bf16, 0x7f80, native_add: target_feature = "sm_90";
 }
 
 impl<U> RawPtr<U> for storage::Ptr<U> {
