@@ -6,4 +6,5 @@ pub mod conformance;
 pub mod examples;
 pub mod executor;
 pub mod gpu;
+pub mod litmus;
 pub mod ptx;

@@ -12,19 +12,23 @@
 //! with ptxas, and prints the results, the CAS-loop counts, registers and instruction counts.
 //! `--jobs` configurations are built at a time (default 2).
 //! Exit status 1 if anything deviates or fails, 2 on bad usage or missing tools.
+//!
+//! `cargo run -p scoped-atomics-host --release -- litmus FILE_OR_DIR... [--races] [--json]` decides
+//! PTX litmus tests by the axioms of the PTX memory model (see `scoped_atomics_host::litmus`).
 
 use scoped_atomics_host::abi::AbiTable;
 use scoped_atomics_host::conformance::{self, TargetReport};
 use scoped_atomics_host::ptx::{Target, Toolchain};
 use std::process::ExitCode;
 
-const USAGE: &str = "usage: scoped-atomics-host demo | scoped-atomics-host ptx [--target sm_70|sm_80|sm_90|sm_90_ptx86|all] [--jobs N]";
+const USAGE: &str = "usage: scoped-atomics-host demo | scoped-atomics-host ptx [--target sm_70|sm_80|sm_90|sm_90_ptx86|all] [--jobs N] | scoped-atomics-host litmus FILE_OR_DIR... [--races] [--json]";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.first().map(String::as_str) {
         Some("ptx") => ptx(&args[1..]),
         Some("demo") if args.len() == 1 => demo::run(),
+        Some("litmus") => scoped_atomics_host::litmus::cli::run(&args[1..]),
         _ => {
             eprintln!("{USAGE}");
             ExitCode::from(2)

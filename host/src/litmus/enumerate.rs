@@ -1,0 +1,335 @@
+//! Candidate executions of a litmus test — one path per thread, reads-from, coherence order per
+//! location and Fence-SC order — and the consistent ones among them.
+//!
+//! *Candidates* are counted without pruning: every combination of paths and reads-from whose
+//! values satisfy the paths' branch conditions (or cannot be computed, being out of thin air),
+//! times every coherence order (the initial write first) and every Fence-SC order. The consistent
+//! ones are then searched with pruning that only skips choices an axiom rejects outright: a read
+//! from a write later in its own thread (Causality), two writes of one thread against program
+//! order in coherence (Coherence), and candidates with no values (No-Thin-Air).
+
+use super::axioms::{self, Axiom, Choice};
+use super::events::{self, Path};
+use super::graph::Graph;
+use super::program::*;
+use super::races::{self, Race};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// The decision of one test.
+#[derive(Clone, Debug)]
+pub struct Outcome {
+    /// Whether the condition is validated (herd's `Ok`).
+    pub ok: bool,
+    /// Number of candidate executions.
+    pub candidates: u64,
+    /// Number of consistent executions.
+    pub consistent: u64,
+    /// Consistent executions that satisfy the proposition.
+    pub satisfying: u64,
+    /// Final states of the consistent executions (registers and locations by name).
+    pub states: BTreeSet<Vec<(String, i64)>>,
+    /// Racing pairs over all consistent executions.
+    pub races: BTreeSet<Race>,
+    /// How many candidates each axiom rejected (the first violated one).
+    pub rejected_by: BTreeMap<String, u64>,
+}
+
+/// Decides a test.
+///
+/// ```
+/// use scoped_atomics_host::litmus::{parse::parse, enumerate::decide};
+/// let t = parse("sb.litmus", "PTX SB\n{ x=0; y=0; }\n P0@cta 0,gpu 0 | P1@cta 1,gpu 0 ;\n \
+///     st.relaxed.gpu x, 1 | st.relaxed.gpu y, 1 ;\n fence.sc.gpu | fence.sc.gpu ;\n \
+///     ld.relaxed.gpu r0, y | ld.relaxed.gpu r1, x ;\nexists (P0:r0 == 0 /\\ P1:r1 == 0)\n").unwrap();
+/// let o = decide(&t).unwrap();
+/// assert!(!o.ok); // fence.sc forbids the SB outcome
+/// assert!(o.consistent > 0 && o.candidates >= o.consistent);
+/// ```
+pub fn decide(t: &Litmus) -> Result<Outcome, String> {
+    let mut all_paths = Vec::new();
+    for th in &t.threads {
+        let p = events::paths(th, &t.init_regs).map_err(|line| {
+            format!(
+                "line {line}: thread P{} runs past {} events",
+                th.id,
+                events::MAX_EVENTS
+            )
+        })?;
+        all_paths.push(p);
+    }
+    let mut out = Outcome {
+        ok: false,
+        candidates: 0,
+        consistent: 0,
+        satisfying: 0,
+        states: BTreeSet::new(),
+        races: BTreeSet::new(),
+        rejected_by: BTreeMap::new(),
+    };
+    let mut pick = vec![0usize; all_paths.len()];
+    if all_paths.iter().all(|p| !p.is_empty()) {
+        loop {
+            let chosen: Vec<&Path> = pick.iter().zip(&all_paths).map(|(&k, p)| &p[k]).collect();
+            let g = Graph::build(t, &chosen)?;
+            explore(t, &g, &mut out);
+            if !advance(
+                &mut pick,
+                &all_paths.iter().map(Vec::len).collect::<Vec<_>>(),
+            ) {
+                break;
+            }
+        }
+    }
+    out.ok = match t.quantifier {
+        Quantifier::Exists => out.satisfying > 0,
+        Quantifier::NotExists => out.satisfying == 0,
+        Quantifier::Forall => out.satisfying == out.consistent,
+    };
+    Ok(out)
+}
+
+/// Odometer over `sizes`; false once every combination was visited.
+fn advance(pick: &mut [usize], sizes: &[usize]) -> bool {
+    for k in (0..pick.len()).rev() {
+        pick[k] += 1;
+        if pick[k] < sizes[k] {
+            return true;
+        }
+        pick[k] = 0;
+    }
+    false
+}
+
+fn permutations(v: &[usize]) -> Vec<Vec<usize>> {
+    if v.is_empty() {
+        return vec![vec![]];
+    }
+    let mut out = Vec::new();
+    for i in 0..v.len() {
+        let mut rest = v.to_vec();
+        let x = rest.remove(i);
+        for mut p in permutations(&rest) {
+            p.insert(0, x);
+            out.push(p);
+        }
+    }
+    out
+}
+
+fn explore(t: &Litmus, g: &Graph, out: &mut Outcome) {
+    let n = g.evs.len();
+    let reads: Vec<usize> = (0..n).filter(|&i| g.evs[i].reads()).collect();
+    let options: Vec<Vec<usize>> = reads
+        .iter()
+        .map(|&r| {
+            g.writes_to(g.evs[r].loc.unwrap())
+                .into_iter()
+                .filter(|&w| w != r)
+                .collect()
+        })
+        .collect();
+    // Coherence orders: all of them counted; those that respect program order explored.
+    let mut co_count: u64 = 1;
+    let mut co_orders: Vec<Vec<Vec<usize>>> = Vec::new();
+    for l in 0..g.locs.len() {
+        let ws: Vec<usize> = g
+            .writes_to(l)
+            .into_iter()
+            .filter(|&w| g.evs[w].init.is_none())
+            .collect();
+        co_count = co_count.saturating_mul((1..=ws.len() as u64).product());
+        let perms = permutations(&ws)
+            .into_iter()
+            .filter(|p| p.windows(2).all(|w| !g.po.has(w[1], w[0])))
+            .collect();
+        co_orders.push(perms);
+    }
+    // Fence-SC orders: one direction per morally strong pair, acyclic.
+    let mut fscs: Vec<Vec<(usize, usize)>> = Vec::new();
+    let m = g.sc_pairs.len();
+    for mask in 0u64..(1u64 << m) {
+        let mut rel = super::relation::Rel::new(n);
+        let dirs: Vec<(usize, usize)> = g
+            .sc_pairs
+            .iter()
+            .enumerate()
+            .map(|(k, &(a, b))| if mask >> k & 1 == 0 { (a, b) } else { (b, a) })
+            .collect();
+        for &(a, b) in &dirs {
+            rel.add(a, b);
+        }
+        if !rel.is_cyclic() {
+            fscs.push(dirs);
+        }
+    }
+    let per_rf = co_count.saturating_mul(fscs.len() as u64);
+
+    let mut pick = vec![0usize; reads.len()];
+    let sizes: Vec<usize> = options.iter().map(Vec::len).collect();
+    if sizes.contains(&0) {
+        return;
+    }
+    let mut rf = vec![None; n];
+    loop {
+        for (k, &r) in reads.iter().enumerate() {
+            rf[r] = Some(options[k][pick[k]]);
+        }
+        let vals = Values::compute(g, &rf);
+        let fits = match &vals {
+            Some(v) => g.constraints.iter().all(|(c, a, b)| {
+                let mut var = |i: usize| v.read[i];
+                c.holds(a.eval(&mut var).unwrap(), b.eval(&mut var).unwrap())
+            }),
+            None => true,
+        };
+        if fits {
+            out.candidates = out.candidates.saturating_add(per_rf);
+            let own_future = reads.iter().any(|&r| g.po.has(r, rf[r].unwrap()));
+            match &vals {
+                None => {
+                    *out.rejected_by
+                        .entry(Axiom::NoThinAir.to_string())
+                        .or_insert(0) += per_rf
+                }
+                Some(_) if own_future => {
+                    *out.rejected_by
+                        .entry(Axiom::Causality.to_string())
+                        .or_insert(0) += per_rf
+                }
+                Some(v) => explore_co(t, g, &rf, v, &co_orders, &fscs, out),
+            }
+        }
+        if !advance(&mut pick, &sizes) {
+            break;
+        }
+    }
+}
+
+fn explore_co(
+    t: &Litmus,
+    g: &Graph,
+    rf: &[Option<usize>],
+    v: &Values,
+    co_orders: &[Vec<Vec<usize>>],
+    fscs: &[Vec<(usize, usize)>],
+    out: &mut Outcome,
+) {
+    let n = g.evs.len();
+    let mut pick = vec![0usize; co_orders.len()];
+    let sizes: Vec<usize> = co_orders.iter().map(Vec::len).collect();
+    let mut rank = vec![0usize; n];
+    loop {
+        for (l, order) in co_orders.iter().enumerate() {
+            for (k, &w) in order[pick[l]].iter().enumerate() {
+                rank[w] = k + 1;
+            }
+        }
+        for fsc in fscs {
+            match axioms::check(
+                g,
+                &Choice {
+                    rf,
+                    co_rank: &rank,
+                    fsc,
+                },
+            ) {
+                Ok(orders) => {
+                    out.consistent += 1;
+                    let state = final_state(t, g, v, &rank);
+                    if eval_prop(&t.prop, &state) {
+                        out.satisfying += 1;
+                    }
+                    out.states.insert(state.into_iter().collect());
+                    races::collect(g, &orders, &mut out.races);
+                }
+                Err(a) => *out.rejected_by.entry(a.to_string()).or_insert(0) += 1,
+            }
+        }
+        if !advance(&mut pick, &sizes) {
+            break;
+        }
+    }
+}
+
+/// The values of an execution: what each read returns and what each write writes.
+struct Values {
+    read: Vec<Option<i64>>,
+    write: Vec<Option<i64>>,
+}
+
+impl Values {
+    /// None when some value depends on itself (out of thin air).
+    fn compute(g: &Graph, rf: &[Option<usize>]) -> Option<Values> {
+        let n = g.evs.len();
+        let mut v = Values {
+            read: vec![None; n],
+            write: vec![None; n],
+        };
+        let mut state = vec![0u8; n]; // 0 new, 1 in progress, 2 done (write values)
+        fn write_val(
+            g: &Graph,
+            rf: &[Option<usize>],
+            w: usize,
+            v: &mut Values,
+            st: &mut [u8],
+        ) -> Option<i64> {
+            match st[w] {
+                2 => return v.write[w],
+                1 => return None,
+                _ => {}
+            }
+            st[w] = 1;
+            let expr = g.evs[w].ev.value.clone()?;
+            let r = expr.eval(&mut |i| write_val(g, rf, rf[i]?, v, st));
+            st[w] = 2;
+            v.write[w] = r;
+            r
+        }
+        for i in 0..n {
+            if let Some(w) = rf[i] {
+                v.read[i] = Some(write_val(g, rf, w, &mut v, &mut state)?);
+            }
+            if g.evs[i].writes() {
+                write_val(g, rf, i, &mut v, &mut state)?;
+            }
+        }
+        Some(v)
+    }
+}
+
+fn final_state(t: &Litmus, g: &Graph, v: &Values, rank: &[usize]) -> BTreeMap<String, i64> {
+    let mut s = BTreeMap::new();
+    for (l, name) in g.locs.iter().enumerate() {
+        let last = g.writes_to(l).into_iter().max_by_key(|&w| rank[w]).unwrap();
+        s.insert(name.clone(), v.write[last].unwrap_or(g.init_values[l]));
+    }
+    for (tid, regs) in g.regs.iter().enumerate() {
+        for (r, e) in regs {
+            let val = e.eval(&mut |i| v.read[i]).unwrap_or(0);
+            s.insert(format!("P{tid}:{r}"), val);
+        }
+    }
+    // Registers only initialised keep their initial value.
+    for ((tid, r), val) in &t.init_regs {
+        s.entry(format!("P{tid}:{r}")).or_insert(*val);
+    }
+    s
+}
+
+fn term(t: &Term, s: &BTreeMap<String, i64>) -> i64 {
+    match t {
+        Term::Const(c) => *c,
+        Term::Reg(tid, r) => s.get(&format!("P{tid}:{r}")).copied().unwrap_or(0),
+        Term::Loc(l) => s.get(l).copied().unwrap_or(0),
+    }
+}
+
+fn eval_prop(p: &Prop, s: &BTreeMap<String, i64>) -> bool {
+    match p {
+        Prop::True => true,
+        Prop::Atom(c, a, b) => c.holds(term(a, s), term(b, s)),
+        Prop::Not(q) => !eval_prop(q, s),
+        Prop::And(a, b) => eval_prop(a, s) && eval_prop(b, s),
+        Prop::Or(a, b) => eval_prop(a, s) || eval_prop(b, s),
+    }
+}
