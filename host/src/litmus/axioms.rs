@@ -85,10 +85,10 @@ pub fn check(g: &Graph, c: &Choice) -> Result<Orders, Axiom> {
     // Observation order (8.9.2): morally strong reads-from, extended through atomics that write.
     let mut obs1 = Rel::new(n);
     for (r, w) in c.rf.iter().enumerate() {
-        if let Some(w) = w {
-            if g.is_ms(*w, r) {
-                obs1.add(*w, r);
-            }
+        if let Some(w) = w
+            && g.is_ms(*w, r)
+        {
+            obs1.add(*w, r);
         }
     }
     let mut obs = obs1.clone();
@@ -176,10 +176,10 @@ pub fn check(g: &Graph, c: &Choice) -> Result<Orders, Axiom> {
     }
     // 8.10.6 Causality: irreflexive((rf ∪ fr) ; cause).
     for r in 0..n {
-        if let Some(w) = c.rf[r] {
-            if cause.has(r, w) {
-                return Err(Axiom::Causality);
-            }
+        if let Some(w) = c.rf[r]
+            && cause.has(r, w)
+        {
+            return Err(Axiom::Causality);
         }
         for w in bits(fr.row(r)) {
             if cause.has(w, r) {

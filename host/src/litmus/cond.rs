@@ -238,10 +238,10 @@ pub(crate) fn check_terms(
         Prop::True => Ok(()),
         Prop::Atom(_, a, b) => {
             for t in [a, b] {
-                if let Term::Reg(tid, r) = t {
-                    if *tid >= threads.len() {
-                        return Err(cx.err(ln, &format!("P{tid}:{r}"), "no such thread"));
-                    }
+                if let Term::Reg(tid, r) = t
+                    && *tid >= threads.len()
+                {
+                    return Err(cx.err(ln, &format!("P{tid}:{r}"), "no such thread"));
                 }
             }
             Ok(())

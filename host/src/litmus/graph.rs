@@ -93,10 +93,10 @@ impl Graph {
         let mut locs: Vec<String> = t.init_mem.keys().cloned().collect();
         for p in paths {
             for e in &p.events {
-                if let Kind::Mem { loc, .. } = &e.kind {
-                    if !locs.contains(loc) {
-                        locs.push(loc.clone());
-                    }
+                if let Kind::Mem { loc, .. } = &e.kind
+                    && !locs.contains(loc)
+                {
+                    locs.push(loc.clone());
                 }
             }
         }
@@ -321,7 +321,10 @@ fn morally_strong(a: &Ev, b: &Ev, pa: Option<Placement>, pb: Option<Placement>) 
 
 /// The release patterns (first instruction, write) and acquire patterns (last instruction, read)
 /// of PTX 8.8.
-fn patterns(evs: &[Ev], po: &Rel) -> (Vec<(usize, usize)>, Vec<(usize, usize)>) {
+/// Pairs of (pattern end, memory operation of the pattern).
+type Patterns = Vec<(usize, usize)>;
+
+fn patterns(evs: &[Ev], po: &Rel) -> (Patterns, Patterns) {
     let n = evs.len();
     let mut rel = Vec::new();
     let mut acq = Vec::new();
@@ -363,11 +366,11 @@ fn patterns(evs: &[Ev], po: &Rel) -> (Vec<(usize, usize)>, Vec<(usize, usize)>) 
             (Kind::Fence(k), _) => {
                 // (3) a release fence followed by a strong write; a strong read followed by an
                 // acquire fence.
-                for x in 0..n {
+                for (x, e) in evs.iter().enumerate() {
                     if k.releases() && po.has(f, x) && strong_write(x) {
                         rel.push((f, x));
                     }
-                    if k.acquires() && po.has(x, f) && evs[x].thread.is_some() && strong_read(x) {
+                    if k.acquires() && po.has(x, f) && e.thread.is_some() && strong_read(x) {
                         acq.push((f, x));
                     }
                 }

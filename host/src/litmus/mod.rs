@@ -34,6 +34,7 @@ mod cond;
 pub mod enumerate;
 pub mod events;
 pub mod graph;
+mod instr;
 pub mod parse;
 pub mod program;
 pub mod races;
