@@ -25,6 +25,7 @@ fn main() -> ExitCode {
     match args.first().map(String::as_str) {
         Some("ptx") => ptx(&args[1..]),
         Some("demo") if args.len() == 1 => demo::run(),
+        Some("sim") => scoped_atomics_host::sim::cli::main(&args[1..]),
         _ => {
             eprintln!("{USAGE}");
             ExitCode::from(2)
