@@ -75,9 +75,10 @@ pub enum Arg {
     U16(u16),
     U32(u32),
     U64(u64),
-    /// A new global buffer with these contents; its address is passed.
+    /// A new global buffer with these contents; its address is passed. It is numbered after
+    /// [`Launch::buffers`] and the buffer arguments before it.
     Buffer(Vec<u8>),
-    /// The address of an earlier buffer argument (by buffer index) plus an offset.
+    /// The address of a buffer (by number) plus an offset.
     Ptr(usize, u64),
 }
 
@@ -87,6 +88,9 @@ pub struct Launch {
     pub grid: [u32; 3],
     pub block: [u32; 3],
     pub args: Vec<Arg>,
+    /// Global buffers allocated before the arguments (buffers 0, 1, …), passed by [`Arg::Ptr`]
+    /// or reached by host threads.
+    pub buffers: Vec<Vec<u8>>,
     pub dynamic_shared: u32,
     pub seed: u64,
     pub mode: Mode,
@@ -102,6 +106,7 @@ impl Launch {
             grid,
             block,
             args,
+            buffers: Vec::new(),
             dynamic_shared: 0,
             seed: 1,
             mode: Mode::Random,
@@ -116,7 +121,7 @@ impl Launch {
 pub struct Outcome {
     pub seed: u64,
     pub findings: Vec<Finding>,
-    /// Final contents of each buffer argument, in order.
+    /// Final contents of each buffer ([`Launch::buffers`], then the buffer arguments), in order.
     pub buffers: Vec<Vec<u8>>,
     /// PTX instructions executed.
     pub instructions: u64,
@@ -304,6 +309,10 @@ impl Kernel {
         let mut params = vec![0u8; info.param_size as usize];
         let mut buffers = Vec::new();
         let mut buffer_regions = Vec::new();
+        for data in &launch.buffers {
+            buffer_regions.push(mem.regions.len());
+            buffers.push(mem.add_region(&format!("buffer {}", buffers.len()), data.clone()));
+        }
         for (k, (arg, &(slot, size))) in launch.args.iter().zip(&info.params).enumerate() {
             let (v, want) = match arg {
                 Arg::U8(v) => (u64::from(*v), 1),
@@ -318,7 +327,7 @@ impl Kernel {
                 }
                 Arg::Ptr(b, off) => {
                     let base = *buffers.get(*b).ok_or_else(|| {
-                        SimError::BadInput(format!("argument {k}: no buffer {b} before it"))
+                        SimError::BadInput(format!("argument {k}: no buffer {b} (yet)"))
                     })?;
                     (base + off, 8)
                 }
