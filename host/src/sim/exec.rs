@@ -531,13 +531,16 @@ impl World<'_> {
                 Op::MbInit(a, count) => {
                     let addr = self.val(th, a.base).wrapping_add(a.off as u64);
                     let count = self.val(th, *count) as u32;
-                    let loc = match self.mem.resolve(
-                        Space::Generic,
-                        addr,
-                        8,
-                        th.cta,
-                        th.local.len() as u64,
-                    ) {
+                    let resolved = self
+                        .mem
+                        .resolve(Space::Generic, addr, 8, th.cta, th.local.len() as u64)
+                        .or_else(|e| {
+                            // `mbarrier.init.shared`: a shared-space address.
+                            self.mem
+                                .resolve(Space::Shared, addr, 8, th.cta, 0)
+                                .map_err(|_| e)
+                        });
+                    let loc = match resolved {
                         Ok(Loc::Shared(o)) => o,
                         Ok(_) => {
                             return Event::Fault(format!(

@@ -214,6 +214,20 @@ impl Simulator {
             .map(|f| f.name.as_str())
     }
 
+    /// Names of every function (kernels and `.func`s) of the module.
+    pub fn functions(&self) -> impl Iterator<Item = &str> {
+        self.module.funcs.iter().map(|f| f.name.as_str())
+    }
+
+    /// The code address function `name` has in a simulation (what `mov.b64 %rd, name` gives):
+    /// to place a device function pointer into a buffer built on the host.
+    pub fn function_address(&self, name: &str) -> Option<u64> {
+        match self.syms.get(name) {
+            Some(Symbol::Func(f)) => Some(memory::func_addr(*f)),
+            _ => None,
+        }
+    }
+
     /// Decodes kernel `name` and every function it can reach.
     pub fn kernel(&self, name: &str) -> Result<Kernel, SimError> {
         let index = self

@@ -26,6 +26,10 @@ pub enum HostStatus {
     Continue,
     /// The host thread is finished.
     Done,
+    /// The host thread sleeps until a notification; none can come from the device (its
+    /// `notify` cannot reach the host), so a parked host thread that is still parked when
+    /// everything else has stopped is reported as a hang.
+    Parked,
 }
 
 /// A host thread of a simulation: a closure called once per scheduling step; each call does a
@@ -187,6 +191,8 @@ pub struct Scheduler<'w, 'p> {
     cta_threads: u32,
     bars: Vec<CtaBarriers>,
     live: Vec<u32>,
+    /// Host threads parked for a notification.
+    parked: Vec<u32>,
     /// Threads of each CTA that have exited.
     exited: Vec<u32>,
     seen_races: std::collections::HashSet<(u32, u32)>,
@@ -218,6 +224,7 @@ impl<'w, 'p> Scheduler<'w, 'p> {
             bars: vec![CtaBarriers::default(); ctas],
             live,
             exited: vec![0; ctas],
+            parked: Vec::new(),
             seen_races: Default::default(),
         }
     }
@@ -412,9 +419,17 @@ impl<'w, 'p> Scheduler<'w, 'p> {
                     }
                     _ => {}
                 }
-                if status == HostStatus::Done {
-                    self.live.remove(k);
-                    self.world.progress = true;
+                match status {
+                    HostStatus::Continue => {}
+                    HostStatus::Done => {
+                        self.live.remove(k);
+                        self.world.progress = true;
+                    }
+                    HostStatus::Parked => {
+                        self.live.remove(k);
+                        self.parked.push(t);
+                        self.world.progress = true;
+                    }
                 }
             } else {
                 let mut th = std::mem::replace(&mut self.threads[t as usize], Thread::EMPTY);
@@ -486,6 +501,14 @@ impl<'w, 'p> Scheduler<'w, 'p> {
                     return false;
                 }
             }
+        }
+        if let Some(&t) = self.parked.first() {
+            let text = format!(
+                "{} is parked waiting for a notification, and every device thread has finished: a device thread cannot wake a host thread (its notify does not reach the host), so the host waits forever",
+                self.name(t)
+            );
+            self.stop(FindingKind::Hang, text);
+            return false;
         }
         // Nobody runnable: threads left waiting at barriers can never leave.
         let stuck: Vec<(u32, u32)> = self
