@@ -26,6 +26,7 @@
 //! ```
 
 pub mod cli;
+pub mod corpus;
 pub mod decode;
 pub mod exec;
 pub mod memory;
@@ -249,6 +250,40 @@ impl Simulator {
                     .filter(|r| !prog.by_module_index.contains_key(r))
                     .filter(|r| self.module.funcs[*r as usize].body.is_some()),
             );
+        }
+        // Functions reached only through pointers in data (a completion function stored in a
+        // host-built object): every other device function, where it decodes, so an indirect
+        // call can find it.
+        let indirect = prog
+            .insts
+            .iter()
+            .any(|i| matches!(i.op, Op::Call(Callee::Indirect(_), ..)));
+        for (i, f) in self.module.funcs.iter().enumerate() {
+            let i = i as u32;
+            if !indirect || f.is_entry || f.body.is_none() || prog.by_module_index.contains_key(&i)
+            {
+                continue;
+            }
+            let (insts, funcs) = (prog.insts.len(), prog.funcs.len());
+            let mut todo = vec![i];
+            while let Some(g) = todo.pop() {
+                match decode::decode_func(&mut prog, &self.module.funcs, g, &self.syms) {
+                    Ok((_, reached)) => todo.extend(
+                        reached
+                            .into_iter()
+                            .filter(|r| !prog.by_module_index.contains_key(r))
+                            .filter(|r| self.module.funcs[*r as usize].body.is_some()),
+                    ),
+                    Err(_) => {
+                        // Not executable here: leave it out (calling it faults).
+                        prog.insts.truncate(insts);
+                        prog.opcodes.truncate(insts);
+                        prog.funcs.truncate(funcs);
+                        prog.by_module_index.retain(|_, d| (*d as usize) < funcs);
+                        break;
+                    }
+                }
+            }
         }
         // Direct calls named module functions: now name decoded ones.
         for inst in &mut prog.insts {

@@ -99,9 +99,9 @@ fn pieces(text: &str) -> Vec<Piece> {
         let trimmed = line.trim();
         if buf.trim().is_empty() && depth == 0 && !skip_section {
             // Directives that end at the end of the line, without `;`.
-            let line_directive = [".version", ".target", ".address_size", ".loc", ".file"]
-                .iter()
-                .any(|d| trimmed.starts_with(d));
+            let first = trimmed.split_whitespace().next().unwrap_or("");
+            let line_directive =
+                [".version", ".target", ".address_size", ".loc", ".file"].contains(&first);
             if line_directive {
                 out.push(Piece::Text(trimmed.to_string(), line_no));
                 buf.clear();
@@ -467,7 +467,7 @@ fn parse_body(ps: &[Piece], mut i: usize, src: &mut u32) -> Result<(Vec<Stmt>, u
             Piece::Label(l) => out.push(Stmt::Label(l.clone())),
             Piece::Text(s, line) => {
                 let line = *line;
-                if let Some(loc) = s.strip_prefix(".loc") {
+                if let Some(loc) = s.strip_prefix(".loc ").or_else(|| s.strip_prefix(".loc\t")) {
                     // `.loc file line column`
                     *src = loc
                         .split_whitespace()
