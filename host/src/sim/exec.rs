@@ -43,6 +43,8 @@ pub struct Thread {
     pub ctaid: [u32; 3],
     /// Linear index in its CTA (lane = this % 32).
     pub lin: u32,
+    /// Register base of the current frame (cached from `frames`).
+    pub base: u32,
     /// Recent (address, value) pairs read: a read that repeats one is spinning, not progress.
     pub recent: [(u64, u64); 4],
     pub recent_at: usize,
@@ -97,13 +99,14 @@ impl Thread {
         tid: [0; 3],
         ctaid: [0; 3],
         lin: 0,
+        base: 0,
         recent: [(u64::MAX, 0); 4],
         recent_at: 0,
     };
 
     #[inline]
     fn base(&self) -> usize {
-        self.frames.last().map_or(0, |f| f.reg_base as usize)
+        self.base as usize
     }
 
     /// Records a read; true when it repeats a recent one (spinning).
@@ -118,7 +121,7 @@ impl Thread {
 }
 
 impl World<'_> {
-    #[inline]
+    #[inline(always)]
     fn val(&self, th: &Thread, s: Src) -> u64 {
         match s {
             Src::Reg(r) => th.regs[th.base() + r as usize],
@@ -128,6 +131,7 @@ impl World<'_> {
         }
     }
 
+    #[inline(never)]
     fn special(&self, th: &Thread, sp: Special) -> u64 {
         let block_threads = self.block.iter().product::<u32>();
         match sp {
@@ -147,7 +151,7 @@ impl World<'_> {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn set(th: &mut Thread, r: u32, v: u64) {
         let b = th.base();
         th.regs[b + r as usize] = v;
@@ -681,6 +685,7 @@ impl World<'_> {
                     th.params.truncate(f.param_base as usize);
                     th.local.truncate(f.local_base as usize);
                     th.pc = f.ret_pc;
+                    th.base = caller.reg_base;
                 }
                 Op::Bra(target) => th.pc = *target,
                 Op::Call(callee, args, rets) => {
@@ -724,6 +729,7 @@ impl World<'_> {
                         }
                     }
                     th.pc = info.entry;
+                    th.base = frame.reg_base;
                     th.frames.push(frame);
                 }
             }

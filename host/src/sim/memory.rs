@@ -161,15 +161,23 @@ pub fn classify(addr: u64) -> Option<(Space, u64)> {
 }
 
 /// Reads `size` (1, 2, 4, 8) little-endian bytes.
-#[inline]
+#[inline(always)]
 pub fn read(bytes: &[u8], off: usize, size: u64) -> u64 {
-    let mut v = [0u8; 8];
-    v[..size as usize].copy_from_slice(&bytes[off..off + size as usize]);
-    u64::from_le_bytes(v)
+    match size {
+        1 => u64::from(bytes[off]),
+        2 => u64::from(u16::from_le_bytes(bytes[off..off + 2].try_into().unwrap())),
+        4 => u64::from(u32::from_le_bytes(bytes[off..off + 4].try_into().unwrap())),
+        _ => u64::from_le_bytes(bytes[off..off + 8].try_into().unwrap()),
+    }
 }
 
 /// Writes the low `size` bytes of `v`.
-#[inline]
+#[inline(always)]
 pub fn write(bytes: &mut [u8], off: usize, size: u64, v: u64) {
-    bytes[off..off + size as usize].copy_from_slice(&v.to_le_bytes()[..size as usize]);
+    match size {
+        1 => bytes[off] = v as u8,
+        2 => bytes[off..off + 2].copy_from_slice(&(v as u16).to_le_bytes()),
+        4 => bytes[off..off + 4].copy_from_slice(&(v as u32).to_le_bytes()),
+        _ => bytes[off..off + 8].copy_from_slice(&v.to_le_bytes()),
+    }
 }

@@ -418,6 +418,7 @@ impl Kernel {
                     tid,
                     ctaid,
                     lin: l,
+                    base: 0,
                     recent: [(u64::MAX, 0); 4],
                     recent_at: 0,
                 });

@@ -432,11 +432,10 @@ impl<'w, 'p> Scheduler<'w, 'p> {
                     }
                 }
             } else {
-                let mut th = std::mem::replace(&mut self.threads[t as usize], Thread::EMPTY);
-                let ev = self.world.run(&mut th, t);
+                let th = &mut self.threads[t as usize];
+                let ev = self.world.run(th, t);
                 let at = th.pc.saturating_sub(1);
                 let cta = th.cta as usize;
-                self.threads[t as usize] = th;
                 if let Some((hit, addr)) = self.world.race_hit.take() {
                     self.race(t, hit, addr);
                 }

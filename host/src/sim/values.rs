@@ -51,7 +51,7 @@ pub fn unary(op: UnOp, ty: Ty, a: u64) -> u64 {
     }
 }
 
-#[inline]
+#[inline(always)]
 pub fn binary(op: BinOp, ty: Ty, a: u64, b: u64) -> Result<u64, &'static str> {
     let m = ty.mask();
     let signed = ty.kind == Kind::S;
