@@ -324,3 +324,36 @@ pub fn run_all(sim: &Simulator, seed: u64) -> Vec<Check> {
     );
     checks
 }
+
+/// The `demo` command's simulator step: the corpus at every configuration given (name,
+/// simulator), one line per kernel (its summary at the first configuration, and every
+/// configuration's verdict); false if any check failed.
+pub fn demo_lines(sims: &[(String, Simulator)], seed: u64) -> (Vec<String>, bool) {
+    let runs: Vec<(String, Vec<Check>)> = sims
+        .iter()
+        .map(|(name, sim)| (name.clone(), run_all(sim, seed)))
+        .collect();
+    let Some((_, first)) = runs.first() else {
+        return (vec!["no PTX to simulate".into()], false);
+    };
+    let mut ok = true;
+    let mut lines = Vec::new();
+    for (i, (kernel, result)) in first.iter().enumerate() {
+        let failures: Vec<String> = runs
+            .iter()
+            .filter_map(|(target, checks)| match &checks[i].1 {
+                Err(e) => Some(format!("{target}: {e}")),
+                Ok(_) => None,
+            })
+            .collect();
+        let targets: Vec<&str> = runs.iter().map(|(t, _)| t.as_str()).collect();
+        if failures.is_empty() {
+            let s = result.as_ref().map(String::as_str).unwrap_or("");
+            lines.push(format!("ok      {kernel} [{}]: {s}", targets.join(", ")));
+        } else {
+            ok = false;
+            lines.push(format!("FAILED  {kernel}: {}", failures.join("; ")));
+        }
+    }
+    (lines, ok)
+}
