@@ -245,7 +245,7 @@ fn run_target(target: Target, seed: u64) -> Option<(usize, Vec<String>)> {
             v &= 1;
             w &= 1;
         }
-        if op == "compare_exchange" && rng.next() % 2 == 0 {
+        if op == "compare_exchange" && rng.next().is_multiple_of(2) {
             // Half the time the expected value matches: the success path.
             let bytes: &[u8; 16] = bytemuck_ref(&init);
             let mut cur = [0u8; 8];

@@ -42,10 +42,11 @@ fn device_barrier<S: scoped_atomics::Scope>(sim: &Simulator, expected: u32) -> V
     for (i, (x, y)) in a.chunks_exact(8).zip(b.chunks_exact(8)).enumerate() {
         let word = u64::from_le_bytes(x.try_into().unwrap());
         // The same non-small word whatever the count: a code address.
-        if x == y && word > 1 << 32 {
-            if let Some(f) = device_nothing {
-                out[i * 8..i * 8 + 8].copy_from_slice(&f.to_le_bytes());
-            }
+        if x == y
+            && word > 1 << 32
+            && let Some(f) = device_nothing
+        {
+            out[i * 8..i * 8 + 8].copy_from_slice(&f.to_le_bytes());
         }
     }
     out

@@ -253,7 +253,6 @@ pub struct Inst {
 /// Layout of one decoded function.
 #[derive(Clone, Debug)]
 pub struct FuncInfo {
-    pub name: String,
     pub entry: u32,
     pub nregs: u32,
     /// Size of the frame's parameter area; incoming parameters and return values first.
@@ -479,7 +478,7 @@ fn quals(parts: &[&str]) -> Quals {
     q
 }
 
-fn need<'a>(i: &'a RawInstr, n: usize) -> Result<&'a [String], SimError> {
+fn need(i: &RawInstr, n: usize) -> Result<&[String], SimError> {
     if i.operands.len() < n {
         Err(err(i, format!("expected {n} operands")))
     } else {
@@ -931,10 +930,7 @@ pub fn decode_func(
             Stmt::Instr(raw) => {
                 let at = prog.insts.len();
                 let op = decode_one(&mut d, raw, at)?;
-                let guard = match &raw.guard {
-                    Some((neg, p)) => Some((d.reg(p), *neg)),
-                    None => None,
-                };
+                let guard = raw.guard.as_ref().map(|(neg, p)| (d.reg(p), *neg));
                 prog.insts.push(Inst {
                     guard,
                     op,
@@ -964,7 +960,6 @@ pub fn decode_func(
         prog.insts[at].op = Op::Bra(target);
     }
     prog.funcs.push(FuncInfo {
-        name: f.name.clone(),
         entry,
         nregs: d.regs.len() as u32,
         param_size: d.param_size,

@@ -76,7 +76,6 @@ pub struct World<'p> {
     /// Per live mbarrier (parallel to `mem.mbarriers`): clock of the current phase's arrivals
     /// and of the completed phases.
     pub mb_clocks: Vec<(Vec<u32>, Vec<u32>)>,
-    pub dyn_shared_base: u64,
     /// A race completed by the last step, reported by the scheduler.
     pub race_hit: Option<(RaceHit, u64)>,
 }
@@ -87,23 +86,6 @@ fn dim(v: [u32; 3], d: u8) -> u64 {
 }
 
 impl Thread {
-    /// A placeholder while a thread runs outside the thread table.
-    pub const EMPTY: Thread = Thread {
-        regs: Vec::new(),
-        params: Vec::new(),
-        local: Vec::new(),
-        frames: Vec::new(),
-        pc: 0,
-        state: State::Done,
-        cta: 0,
-        tid: [0; 3],
-        ctaid: [0; 3],
-        lin: 0,
-        base: 0,
-        recent: [(u64::MAX, 0); 4],
-        recent_at: 0,
-    };
-
     #[inline]
     fn base(&self) -> usize {
         self.base as usize
@@ -175,16 +157,15 @@ impl World<'_> {
             .mem
             .resolve(space, addr, size, cta, local_len)
             .map_err(Event::Fault)?;
-        if let Loc::Shared(off) = loc {
-            if !self.mem.mbarriers.is_empty()
-                && self.mem.mbarrier_at(cta, off, size as u32).is_some()
-            {
-                return Err(Event::Fault(format!(
-                    "{}-byte {} of shared offset {off:#x}, inside a live mbarrier object (only mbarrier instructions may access it until mbarrier.inval)",
-                    size,
-                    if write { "write" } else { "read" }
-                )));
-            }
+        if let Loc::Shared(off) = loc
+            && !self.mem.mbarriers.is_empty()
+            && self.mem.mbarrier_at(cta, off, size as u32).is_some()
+        {
+            return Err(Event::Fault(format!(
+                "{}-byte {} of shared offset {off:#x}, inside a live mbarrier object (only mbarrier instructions may access it until mbarrier.inval)",
+                size,
+                if write { "write" } else { "read" }
+            )));
         }
         if let Some(race) = &mut self.race {
             let (area, off) = match loc {
@@ -271,10 +252,10 @@ impl World<'_> {
             self.instructions += 1;
             self.time += 1;
             th.pc = pc + 1;
-            if let Some((p, neg)) = inst.guard {
-                if (th.regs[th.base() + p as usize] != 0) == neg {
-                    continue;
-                }
+            if let Some((p, neg)) = inst.guard
+                && (th.regs[th.base() + p as usize] != 0) == neg
+            {
+                continue;
             }
             match &inst.op {
                 Op::Un(op, ty, d, a) => {
@@ -428,11 +409,9 @@ impl World<'_> {
                     if matches!(loc, Loc::Local(_)) {
                         continue;
                     }
-                    if strong {
-                        if let Some(race) = &mut self.race {
-                            let key = Self::sync_key(th.cta, loc);
-                            race.read_sync(key, t, *scope, sem.acquires());
-                        }
+                    if strong && let Some(race) = &mut self.race {
+                        let key = Self::sync_key(th.cta, loc);
+                        race.read_sync(key, t, *scope, sem.acquires());
                     }
                     if !th.seen(addr, raw) {
                         self.progress = true;
@@ -638,10 +617,8 @@ impl World<'_> {
                         }
                         token < phase
                     };
-                    if done {
-                        if let Some(race) = &mut self.race {
-                            race.absorb(t, &self.mb_clocks[i].1);
-                        }
+                    if done && let Some(race) = &mut self.race {
+                        race.absorb(t, &self.mb_clocks[i].1);
                     }
                     Self::set(th, *d, u64::from(done));
                     if !th.seen(addr, phase) {

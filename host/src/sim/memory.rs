@@ -22,7 +22,7 @@ pub fn func_addr(i: u32) -> u64 {
 
 /// The module function a code address names.
 pub fn func_at(addr: u64) -> Option<u32> {
-    (addr >= FUNC_BASE && addr < FUNC_BASE + WINDOW && addr % 16 == 0)
+    ((FUNC_BASE..FUNC_BASE + WINDOW).contains(&addr) && addr.is_multiple_of(16))
         .then(|| ((addr - FUNC_BASE) / 16) as u32)
 }
 
@@ -85,7 +85,7 @@ impl Memory {
         cta: u32,
         local_len: u64,
     ) -> Result<Loc, String> {
-        if size > 1 && addr % size != 0 {
+        if size > 1 && !addr.is_multiple_of(size) {
             return Err(format!("misaligned {size}-byte access at {addr:#x}"));
         }
         let (space, off) = match space {
@@ -153,7 +153,7 @@ pub fn classify(addr: u64) -> Option<(Space, u64)> {
         Some((Space::Shared, addr - SHARED_WINDOW))
     } else if (LOCAL_WINDOW..LOCAL_WINDOW + WINDOW).contains(&addr) {
         Some((Space::Local, addr - LOCAL_WINDOW))
-    } else if addr >= GLOBAL_BASE && addr < SHARED_WINDOW {
+    } else if (GLOBAL_BASE..SHARED_WINDOW).contains(&addr) {
         Some((Space::Global, addr))
     } else {
         None

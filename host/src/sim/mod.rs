@@ -27,14 +27,14 @@
 
 pub mod cli;
 pub mod corpus;
-pub mod decode;
-pub mod exec;
-pub mod memory;
-pub mod parse;
-pub mod race;
-pub mod report;
-pub mod sched;
-pub mod values;
+mod decode;
+mod exec;
+mod memory;
+mod parse;
+mod race;
+mod report;
+mod sched;
+mod values;
 
 use decode::{Callee, Op, Program, Symbol};
 use exec::{Frame, State, Thread, World};
@@ -181,12 +181,13 @@ impl Simulator {
         // Shared variables declared inside functions are static shared memory too.
         for f in &module.funcs {
             for s in f.body.iter().flatten() {
-                if let parse::Stmt::Local(v) = s {
-                    if v.space == VarSpace::Shared && !syms.contains_key(&v.name) {
-                        let off = shared.next_multiple_of(v.align.max(1));
-                        shared = off + v.size;
-                        syms.insert(v.name.clone(), Symbol::Shared(off));
-                    }
+                if let parse::Stmt::Local(v) = s
+                    && v.space == VarSpace::Shared
+                    && !syms.contains_key(&v.name)
+                {
+                    let off = shared.next_multiple_of(v.align.max(1));
+                    shared = off + v.size;
+                    syms.insert(v.name.clone(), Symbol::Shared(off));
                 }
             }
         }
@@ -453,7 +454,6 @@ impl Kernel {
             instructions: 0,
             progress: false,
             mb_clocks: Vec::new(),
-            dyn_shared_base: self.static_shared,
             race_hit: None,
         };
         let mut s = sched::Scheduler::new(

@@ -46,8 +46,6 @@ pub struct RawInstr {
 pub enum Stmt {
     Label(String),
     Instr(RawInstr),
-    /// `.reg .b32 %r<14>` (count Some(14)) or `.reg .pred %p` (None).
-    Reg(String, Option<u32>),
     Local(Var),
     /// A `.param` declared inside a call sequence.
     Param(Param),
@@ -474,19 +472,8 @@ fn parse_body(ps: &[Piece], mut i: usize, src: &mut u32) -> Result<(Vec<Stmt>, u
                         .nth(1)
                         .and_then(|l| l.parse().ok())
                         .unwrap_or(0);
-                } else if let Some(r) = s.strip_prefix(".reg") {
-                    let words: Vec<&str> = r.split_whitespace().collect();
-                    for w in words.iter().skip(1) {
-                        for name in w.split(',').map(str::trim).filter(|n| !n.is_empty()) {
-                            match name.find('<') {
-                                Some(p) => {
-                                    let n = name[p + 1..].trim_end_matches('>').parse().ok();
-                                    out.push(Stmt::Reg(name[..p].to_string(), n));
-                                }
-                                None => out.push(Stmt::Reg(name.to_string(), None)),
-                            }
-                        }
-                    }
+                } else if s.starts_with(".reg") {
+                    // Registers are named where used (decode gives each name a slot).
                 } else if s.starts_with(".local") || s.starts_with(".shared") {
                     out.push(Stmt::Local(parse_var(s, line)?));
                 } else if s.starts_with(".param") {

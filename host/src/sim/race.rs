@@ -183,7 +183,7 @@ impl Race {
             .or_else(|| g.iter().position(|s| s.tid == EMPTY))
             .or_else(|| {
                 g.iter()
-                    .position(|s| s.clock <= vc[s.tid as usize] && !(s.write && !a.write))
+                    .position(|s| s.clock <= vc[s.tid as usize] && (a.write || !s.write))
             })
             .unwrap_or_else(|| {
                 self.rng ^= self.rng << 13;
@@ -249,10 +249,8 @@ impl Race {
 
     /// A fence by `t`.
     pub fn fence(&mut self, t: u32, scope: Scope, acquire: bool, release: bool) {
-        if acquire {
-            if let Some(p) = self.pending[t as usize].take() {
-                join(&mut self.vcs[t as usize], &p);
-            }
+        if acquire && let Some(p) = self.pending[t as usize].take() {
+            join(&mut self.vcs[t as usize], &p);
         }
         if release {
             self.fence_rel[t as usize] = Some((self.vcs[t as usize].clone(), scope));

@@ -366,17 +366,17 @@ impl<'w, 'p> Scheduler<'w, 'p> {
     /// After thread `t` of `cta` exited: a barrier its CTA waits at can no longer complete.
     fn check_unreachable(&mut self, cta: usize, exited: u32) {
         for id in 0..self.bars[cta].waiting.len() {
-            if let Some(&(w, at)) = self.bars[cta].waiting[id].first() {
-                if self.bars[cta].expected[id].is_none() {
-                    let text = format!(
-                        "{} exited while {} waits at barrier {id} ({}): the barrier can no longer be reached by every thread of the CTA",
-                        self.name(exited),
-                        self.name(w),
-                        self.inst(at)
-                    );
-                    self.stop(FindingKind::Divergence, text);
-                    return;
-                }
+            if let Some(&(w, at)) = self.bars[cta].waiting[id].first()
+                && self.bars[cta].expected[id].is_none()
+            {
+                let text = format!(
+                    "{} exited while {} waits at barrier {id} ({}): the barrier can no longer be reached by every thread of the CTA",
+                    self.name(exited),
+                    self.name(w),
+                    self.inst(at)
+                );
+                self.stop(FindingKind::Divergence, text);
+                return;
             }
         }
     }
@@ -412,12 +412,9 @@ impl<'w, 'p> Scheduler<'w, 'p> {
                 if let Some((hit, addr)) = self.world.race_hit.take() {
                     self.race(t, hit, addr);
                 }
-                match stop {
-                    Some(Event::Fault(f)) => {
-                        let text = format!("{}: {f}", self.name(t));
-                        self.stop(FindingKind::Fault, text)
-                    }
-                    _ => {}
+                if let Some(Event::Fault(f)) = stop {
+                    let text = format!("{}: {f}", self.name(t));
+                    self.stop(FindingKind::Fault, text)
                 }
                 match status {
                     HostStatus::Continue => {}
