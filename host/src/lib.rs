@@ -8,3 +8,4 @@ pub mod executor;
 pub mod gpu;
 pub mod litmus;
 pub mod ptx;
+pub mod sim;
