@@ -31,11 +31,13 @@
 pub mod axioms;
 pub mod cli;
 mod cond;
+pub mod emitted;
 pub mod enumerate;
 pub mod events;
 pub mod graph;
 mod instr;
 pub mod parse;
 pub mod program;
+pub mod ptx_events;
 pub mod races;
 pub mod relation;

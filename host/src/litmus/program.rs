@@ -231,8 +231,12 @@ pub enum AluOp {
     Inc,
     /// `a == 0 || a > b ? b : a - 1` (`atom.dec`).
     Dec,
-    /// `b` (`atom.exch`).
+    /// `b` (`atom.exch`, `mov`).
     Second,
+    /// `a << b` (emitted code's sub-word masks).
+    Shl,
+    /// `a >> b`, logical.
+    Shr,
 }
 
 impl AluOp {
@@ -261,6 +265,8 @@ impl AluOp {
                 }
             }
             AluOp::Second => b,
+            AluOp::Shl => a.wrapping_shl(b as u32),
+            AluOp::Shr => ((a as u64).wrapping_shr(b as u32)) as i64,
         }
     }
 }

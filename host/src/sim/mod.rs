@@ -27,7 +27,7 @@
 
 pub mod cli;
 pub mod corpus;
-mod decode;
+pub(crate) mod decode;
 mod exec;
 mod memory;
 mod parse;
@@ -145,6 +145,14 @@ pub struct Kernel {
     entry: u32,
     globals: Vec<(String, Vec<u8>)>,
     static_shared: u64,
+}
+
+impl Kernel {
+    /// The decoded instructions and the index of the kernel's first one (for the memory-model
+    /// checker's translation of emitted code, `litmus::ptx_events`).
+    pub(crate) fn decoded(&self) -> (&Program, u32) {
+        (&self.prog, self.entry)
+    }
 }
 
 impl Simulator {
