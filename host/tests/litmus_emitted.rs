@@ -14,7 +14,10 @@ fn emitted_code_forbids_what_the_scoped_cpp_model_forbids() {
     let mut results = Vec::new();
     for (target, scopes) in [
         (Target::Sm70, &["block", "device", "system"][..]),
-        (Target::Sm90Ptx86, &["block", "cluster", "device", "system"][..]),
+        (
+            Target::Sm90Ptx86,
+            &["block", "cluster", "device", "system"][..],
+        ),
     ] {
         let ptx = std::fs::read_to_string(build_ptx(&tc, target).unwrap()).unwrap();
         let sim = Simulator::new(&ptx).unwrap();
@@ -22,8 +25,17 @@ fn emitted_code_forbids_what_the_scoped_cpp_model_forbids() {
         results.push((target.name(), rows));
     }
     let t = table(&results);
-    let largest = results.iter().flat_map(|(_, r)| r).map(|r| r.candidates).max().unwrap();
-    let checked = results.iter().flat_map(|(_, r)| r).filter(|r| r.ok.is_some()).count();
+    let largest = results
+        .iter()
+        .flat_map(|(_, r)| r)
+        .map(|r| r.candidates)
+        .max()
+        .unwrap();
+    let checked = results
+        .iter()
+        .flat_map(|(_, r)| r)
+        .filter(|r| r.ok.is_some())
+        .count();
     let out = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/litmus");
     std::fs::create_dir_all(&out).unwrap();
     let text = format!("{t}\n{checked} checks; the largest has {largest} candidate executions.\n");

@@ -164,45 +164,102 @@ fn explore(t: &Litmus, g: &Graph, out: &mut Outcome) {
     }
     let per_rf = co_count.saturating_mul(fscs.len() as u64);
 
-    let mut pick = vec![0usize; reads.len()];
-    let sizes: Vec<usize> = options.iter().map(Vec::len).collect();
-    if sizes.contains(&0) {
+    if options.iter().any(Vec::is_empty) {
         return;
     }
     let mut rf = vec![None; n];
-    loop {
-        for (k, &r) in reads.iter().enumerate() {
-            rf[r] = Some(options[k][pick[k]]);
-        }
-        let vals = Values::compute(g, &rf);
-        let fits = match &vals {
-            Some(v) => g.constraints.iter().all(|(c, a, b)| {
-                let mut var = |i: usize| v.read[i];
-                c.holds(a.eval(&mut var).unwrap(), b.eval(&mut var).unwrap())
-            }),
-            None => true,
-        };
-        if fits {
-            out.candidates = out.candidates.saturating_add(per_rf);
-            let own_future = reads.iter().any(|&r| g.po.has(r, rf[r].unwrap()));
+    let ctx = RfSearch {
+        t,
+        g,
+        reads: &reads,
+        options: &options,
+        co_orders: &co_orders,
+        fscs: &fscs,
+        per_rf,
+    };
+    ctx.assign(0, &mut rf, out);
+}
+
+/// The reads-from search: reads are assigned one by one, and a partial assignment is abandoned
+/// as soon as a branch condition of the chosen paths is decided false (no candidate lies
+/// below it, so the candidate count is unchanged).
+struct RfSearch<'a> {
+    t: &'a Litmus,
+    g: &'a Graph,
+    reads: &'a [usize],
+    options: &'a [Vec<usize>],
+    co_orders: &'a [Vec<Vec<usize>>],
+    fscs: &'a [Vec<(usize, usize)>],
+    per_rf: u64,
+}
+
+impl RfSearch<'_> {
+    fn assign(&self, k: usize, rf: &mut Vec<Option<usize>>, out: &mut Outcome) {
+        let g = self.g;
+        if k == self.reads.len() {
+            let vals = Values::compute(g, rf);
+            out.candidates = out.candidates.saturating_add(self.per_rf);
+            let own_future = self.reads.iter().any(|&r| g.po.has(r, rf[r].unwrap()));
             match &vals {
                 None => {
                     *out.rejected_by
                         .entry(Axiom::NoThinAir.to_string())
-                        .or_insert(0) += per_rf
+                        .or_insert(0) += self.per_rf
                 }
                 Some(_) if own_future => {
                     *out.rejected_by
                         .entry(Axiom::Causality.to_string())
-                        .or_insert(0) += per_rf
+                        .or_insert(0) += self.per_rf
                 }
-                Some(v) => explore_co(t, g, &rf, v, &co_orders, &fscs, out),
+                Some(v) => explore_co(self.t, g, rf, v, self.co_orders, self.fscs, out),
+            }
+            return;
+        }
+        for &w in &self.options[k] {
+            rf[self.reads[k]] = Some(w);
+            if !violates_constraint(g, rf) {
+                self.assign(k + 1, rf, out);
             }
         }
-        if !advance(&mut pick, &sizes) {
-            break;
-        }
+        rf[self.reads[k]] = None;
     }
+}
+
+/// Whether some branch condition is already decided false by the reads assigned so far.
+fn violates_constraint(g: &Graph, rf: &[Option<usize>]) -> bool {
+    let n = g.evs.len();
+    let mut memo: Vec<Option<Option<i64>>> = vec![None; n];
+    let mut busy = vec![false; n];
+    fn write_val(
+        g: &Graph,
+        rf: &[Option<usize>],
+        w: usize,
+        memo: &mut [Option<Option<i64>>],
+        busy: &mut [bool],
+    ) -> Option<i64> {
+        if let Some(v) = memo[w] {
+            return v;
+        }
+        if busy[w] {
+            return None;
+        }
+        busy[w] = true;
+        let v = g.evs[w]
+            .ev
+            .value
+            .as_ref()
+            .and_then(|e| e.eval(&mut |i| write_val(g, rf, rf[i]?, memo, busy)));
+        busy[w] = false;
+        memo[w] = Some(v);
+        v
+    }
+    g.constraints.iter().any(|(c, a, b)| {
+        let mut var = |i: usize| write_val(g, rf, rf[i]?, &mut memo, &mut busy);
+        match (a.eval(&mut var), b.eval(&mut var)) {
+            (Some(x), Some(y)) => !c.holds(x, y),
+            _ => false,
+        }
+    })
 }
 
 fn explore_co(

@@ -45,7 +45,11 @@ enum Val {
 /// Translates `kernel` for `call`; an error names the instruction that cannot be translated.
 pub fn translate(kernel: &Kernel, call: &Call) -> Result<Translated, String> {
     let (prog, entry) = kernel.decoded();
-    let func = prog.funcs.iter().find(|f| f.entry == entry).ok_or("no decoded entry function")?;
+    let func = prog
+        .funcs
+        .iter()
+        .find(|f| f.entry == entry)
+        .ok_or("no decoded entry function")?;
     let mut end = entry as usize;
     while end < prog.insts.len() && !matches!(prog.insts[end].op, Op::Ret | Op::Exit) {
         end += 1;
@@ -94,14 +98,20 @@ pub fn translate(kernel: &Kernel, call: &Call) -> Result<Translated, String> {
             return Err(format!("guarded instruction `{}`", text(inst)));
         }
         let set = |vals: &mut HashMap<u32, Val>, d: u32, v: Option<i64>| {
-            vals.insert(d, match v {
-                Some(v) if single(d) => Val::Known(v),
-                _ => Val::Sym,
-            });
+            vals.insert(
+                d,
+                match v {
+                    Some(v) if single(d) => Val::Known(v),
+                    _ => Val::Sym,
+                },
+            );
         };
         match &inst.op {
             Op::LdParam(_, d, off) => {
-                let idx = offsets.iter().position(|o| o == off).ok_or("unknown parameter")?;
+                let idx = offsets
+                    .iter()
+                    .position(|o| o == off)
+                    .ok_or("unknown parameter")?;
                 let v = match idx {
                     0 => base,
                     1 | 2 => call.args[idx - 1],
@@ -109,7 +119,15 @@ pub fn translate(kernel: &Kernel, call: &Call) -> Result<Translated, String> {
                 };
                 set(&mut vals, *d, Some(v));
                 if !single(*d) {
-                    code.push(line(inst, Instr::Alu { op: AluOp::Second, dst: reg(*d), a: Operand::Imm(0), b: Operand::Imm(v) }));
+                    code.push(line(
+                        inst,
+                        Instr::Alu {
+                            op: AluOp::Second,
+                            dst: reg(*d),
+                            a: Operand::Imm(0),
+                            b: Operand::Imm(v),
+                        },
+                    ));
                 }
             }
             Op::Un(op, ty, d, s) => {
@@ -120,7 +138,18 @@ pub fn translate(kernel: &Kernel, call: &Call) -> Result<Translated, String> {
                     UnOp::Not => (AluOp::Xor, a, Operand::Imm(mask)),
                     _ => return Err(format!("unsupported `{}`", text(inst))),
                 };
-                emit_alu(&mut code, &mut vals, inst, alu, *d, x, y, single(*d), &reg, mask)?;
+                emit_alu(
+                    &mut code,
+                    &mut vals,
+                    inst,
+                    alu,
+                    *d,
+                    x,
+                    y,
+                    single(*d),
+                    &reg,
+                    mask,
+                )?;
             }
             Op::Bin(op, ty, d, a, b) => {
                 let (x, y) = (opnd(&vals, a)?, opnd(&vals, b)?);
@@ -136,12 +165,34 @@ pub fn translate(kernel: &Kernel, call: &Call) -> Result<Translated, String> {
                     BinOp::Max => AluOp::Max,
                     _ => return Err(format!("unsupported `{}`", text(inst))),
                 };
-                emit_alu(&mut code, &mut vals, inst, alu, *d, x, y, single(*d), &reg, width_mask(ty.bytes))?;
+                emit_alu(
+                    &mut code,
+                    &mut vals,
+                    inst,
+                    alu,
+                    *d,
+                    x,
+                    y,
+                    single(*d),
+                    &reg,
+                    width_mask(ty.bytes),
+                )?;
             }
             Op::Cvt(to, _, d, s) => {
                 let a = opnd(&vals, s)?;
                 let m = width_mask(to.bytes);
-                emit_alu(&mut code, &mut vals, inst, AluOp::And, *d, a, Operand::Imm(m), single(*d), &reg, m)?;
+                emit_alu(
+                    &mut code,
+                    &mut vals,
+                    inst,
+                    AluOp::And,
+                    *d,
+                    a,
+                    Operand::Imm(m),
+                    single(*d),
+                    &reg,
+                    m,
+                )?;
             }
             Op::Setp(c, _, p, a, b) => {
                 let c = match c {
@@ -154,9 +205,28 @@ pub fn translate(kernel: &Kernel, call: &Call) -> Result<Translated, String> {
                 };
                 // The compared values are copied: the registers may change before the branch.
                 let (x, y) = (opnd(&vals, a)?, opnd(&vals, b)?);
-                let (tx, ty) = (format!("{}p{p}a", call.prefix), format!("{}p{p}b", call.prefix));
-                code.push(line(inst, Instr::Alu { op: AluOp::Second, dst: tx.clone(), a: Operand::Imm(0), b: x }));
-                code.push(line(inst, Instr::Alu { op: AluOp::Second, dst: ty.clone(), a: Operand::Imm(0), b: y }));
+                let (tx, ty) = (
+                    format!("{}p{p}a", call.prefix),
+                    format!("{}p{p}b", call.prefix),
+                );
+                code.push(line(
+                    inst,
+                    Instr::Alu {
+                        op: AluOp::Second,
+                        dst: tx.clone(),
+                        a: Operand::Imm(0),
+                        b: x,
+                    },
+                ));
+                code.push(line(
+                    inst,
+                    Instr::Alu {
+                        op: AluOp::Second,
+                        dst: ty.clone(),
+                        a: Operand::Imm(0),
+                        b: y,
+                    },
+                ));
                 preds.insert(*p, (c, Operand::Reg(tx), Operand::Reg(ty)));
             }
             Op::Bra(t) => {
@@ -164,7 +234,10 @@ pub fn translate(kernel: &Kernel, call: &Call) -> Result<Translated, String> {
                 let cond = match inst.guard {
                     None => None,
                     Some((p, positive)) => {
-                        let (c, a, b) = preds.get(&p).cloned().ok_or_else(|| format!("predicate of `{}`", text(inst)))?;
+                        let (c, a, b) = preds
+                            .get(&p)
+                            .cloned()
+                            .ok_or_else(|| format!("predicate of `{}`", text(inst)))?;
                         Some((if positive { c } else { c.negate() }, a, b))
                     }
                 };
@@ -178,13 +251,29 @@ pub fn translate(kernel: &Kernel, call: &Call) -> Result<Translated, String> {
                 let loc = location(&vals, addr, base, call.loc, inst)?;
                 vals.insert(*d, Val::Sym);
                 result = Some(reg(*d));
-                code.push(line(inst, Instr::Ld { sem, scope, dst: reg(*d), loc }));
+                code.push(line(
+                    inst,
+                    Instr::Ld {
+                        sem,
+                        scope,
+                        dst: reg(*d),
+                        loc,
+                    },
+                ));
             }
             Op::St(_, sem, scope, _, addr, s) => {
                 let (sem, scope) = sem_scope(*sem, *scope);
                 let loc = location(&vals, addr, base, call.loc, inst)?;
                 let val = opnd(&vals, s)?;
-                code.push(line(inst, Instr::St { sem, scope, loc, val }));
+                code.push(line(
+                    inst,
+                    Instr::St {
+                        sem,
+                        scope,
+                        loc,
+                        val,
+                    },
+                ));
             }
             Op::Atom(_, sem, scope, rmw, _, d, addr, a, b) => {
                 let (sem, scope) = sem_scope(*sem, *scope);
@@ -201,13 +290,28 @@ pub fn translate(kernel: &Kernel, call: &Call) -> Result<Translated, String> {
                     decode::Rmw::Inc => RmwOp::Inc,
                     decode::Rmw::Dec => RmwOp::Dec,
                 };
-                let b = if op == RmwOp::Cas { Some(opnd(&vals, b)?) } else { None };
+                let b = if op == RmwOp::Cas {
+                    Some(opnd(&vals, b)?)
+                } else {
+                    None
+                };
                 let dst = d.map(reg);
                 if let Some(d) = d {
                     vals.insert(*d, Val::Sym);
                     result = Some(reg(*d));
                 }
-                code.push(line(inst, Instr::Atom { sem, scope, op, dst, loc, a: opnd(&vals, a)?, b }));
+                code.push(line(
+                    inst,
+                    Instr::Atom {
+                        sem,
+                        scope,
+                        op,
+                        dst,
+                        loc,
+                        a: opnd(&vals, a)?,
+                        b,
+                    },
+                ));
             }
             Op::Fence(sem, scope) => {
                 let kind = match sem {
@@ -216,20 +320,33 @@ pub fn translate(kernel: &Kernel, call: &Call) -> Result<Translated, String> {
                     decode::Sem::Release => FenceKind::Release,
                     _ => FenceKind::AcqRel,
                 };
-                code.push(line(inst, Instr::Fence { kind, scope: scope_of(*scope) }));
+                code.push(line(
+                    inst,
+                    Instr::Fence {
+                        kind,
+                        scope: scope_of(*scope),
+                    },
+                ));
             }
             _ => return Err(format!("unsupported `{}`", text(inst))),
         }
     }
     if targets.binary_search(&(end as u32)).is_ok() {
-        code.push(Line { line: 0, text: "ret".into(), instr: Instr::Label(format!("{}L{end}", call.prefix)) });
+        code.push(Line {
+            line: 0,
+            text: "ret".into(),
+            instr: Instr::Label(format!("{}L{end}", call.prefix)),
+        });
     }
     Ok(Translated { code, result })
 }
 
 fn dest(op: &Op) -> Option<u32> {
     match op {
-        Op::Un(_, _, d, _) | Op::Bin(_, _, d, _, _) | Op::Cvt(_, _, d, _) | Op::LdParam(_, d, _) => Some(*d),
+        Op::Un(_, _, d, _)
+        | Op::Bin(_, _, d, _, _)
+        | Op::Cvt(_, _, d, _)
+        | Op::LdParam(_, d, _) => Some(*d),
         Op::Ld(_, _, _, _, d, _) => Some(*d),
         Op::Atom(_, _, _, _, _, d, _, _, _) => *d,
         _ => None,
@@ -237,7 +354,11 @@ fn dest(op: &Op) -> Option<u32> {
 }
 
 fn width_mask(bytes: u8) -> i64 {
-    if bytes >= 8 { -1 } else { (1i64 << (8 * bytes as u32)) - 1 }
+    if bytes >= 8 {
+        -1
+    } else {
+        (1i64 << (8 * bytes as u32)) - 1
+    }
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -259,17 +380,36 @@ fn emit_alu(
         }
         _ => {
             vals.insert(d, Val::Sym);
-            code.push(line(inst, Instr::Alu { op, dst: reg(d), a, b }));
+            code.push(line(
+                inst,
+                Instr::Alu {
+                    op,
+                    dst: reg(d),
+                    a,
+                    b,
+                },
+            ));
         }
     }
     Ok(())
 }
 
-fn location(vals: &HashMap<u32, Val>, addr: &decode::Addr, base: i64, loc: &str, inst: &Inst) -> Result<String, String> {
+fn location(
+    vals: &HashMap<u32, Val>,
+    addr: &decode::Addr,
+    base: i64,
+    loc: &str,
+    inst: &Inst,
+) -> Result<String, String> {
     let a = match addr.base {
         Src::Reg(r) => match vals.get(&r) {
             Some(Val::Known(v)) => *v + addr.off,
-            _ => return Err(format!("address not known when translating `{}`", text(inst))),
+            _ => {
+                return Err(format!(
+                    "address not known when translating `{}`",
+                    text(inst)
+                ));
+            }
         },
         Src::Imm(v) => v as i64 + addr.off,
         _ => return Err(format!("address of `{}`", text(inst))),
@@ -277,7 +417,10 @@ fn location(vals: &HashMap<u32, Val>, addr: &decode::Addr, base: i64, loc: &str,
     if a & !3 == base {
         Ok(loc.to_string())
     } else {
-        Err(format!("`{}` accesses another location than its parameter", text(inst)))
+        Err(format!(
+            "`{}` accesses another location than its parameter",
+            text(inst)
+        ))
     }
 }
 
@@ -306,5 +449,9 @@ fn text(inst: &Inst) -> String {
 }
 
 fn line(inst: &Inst, instr: Instr) -> Line {
-    Line { line: inst.line as usize, text: format!("{instr:?}"), instr }
+    Line {
+        line: inst.line as usize,
+        text: format!("{instr:?}"),
+        instr,
+    }
 }
