@@ -254,6 +254,25 @@ pub fn check_target(
     Ok(rows)
 }
 
+/// Checks one shape (by name) of class `class` (index into [`CLASSES`]) with every probe name
+/// passed through `rename` (a test substitutes wrong code this way): whether the PTX axioms
+/// forbid, for that code, the outcome C++ forbids.
+pub fn check_one(
+    sim: &Simulator,
+    shape: &str,
+    class: usize,
+    scope: &str,
+    ty: &str,
+    rename: &dyn Fn(&str) -> String,
+) -> Result<bool, String> {
+    let shape = shapes()
+        .into_iter()
+        .find(|s| s.name == shape)
+        .ok_or("no such shape")?;
+    let t = program_with(sim, &shape, class, scope, ty, rename)?;
+    Ok(!decide(&t)?.ok)
+}
+
 fn order(step: &Step, class: usize) -> &'static str {
     match (step, class) {
         (_, 2) => "seq_cst",
@@ -270,6 +289,17 @@ fn program(
     class: usize,
     scope: &str,
     ty: &str,
+) -> Result<Litmus, String> {
+    program_with(sim, shape, class, scope, ty, &|k| k.to_string())
+}
+
+fn program_with(
+    sim: &Simulator,
+    shape: &Shape,
+    class: usize,
+    scope: &str,
+    ty: &str,
+    rename: &dyn Fn(&str) -> String,
 ) -> Result<Litmus, String> {
     let mut threads = Vec::new();
     for (tid, steps) in shape.threads.iter().enumerate() {
@@ -308,6 +338,7 @@ fn program(
                     Some(*r),
                 ),
             };
+            let kernel = rename(&kernel);
             let k_ = sim
                 .kernel(&kernel)
                 .map_err(|e| format!("{kernel}: {e:?}"))?;
