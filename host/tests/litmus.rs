@@ -243,8 +243,9 @@ fn cli_json_is_parseable() {
 
 #[test]
 fn cli_exits_2_on_unsupported_or_bad_input_and_still_decides_the_rest() {
+    let refused = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/litmus-refused");
     let (code, out, err) = cli(&[
-        &lit("unsupported"),
+        &refused.display().to_string(),
         &format!("{}/corr.litmus", lit("reference")),
     ]);
     assert_eq!(code, 2);

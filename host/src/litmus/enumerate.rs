@@ -1,9 +1,10 @@
 //! Candidate executions of a litmus test — one path per thread, reads-from, coherence order per
 //! location and Fence-SC order — and the consistent ones among them.
 //!
-//! *Candidates* are counted without pruning: every combination of paths and reads-from whose
-//! values satisfy the paths' branch conditions (or cannot be computed, being out of thin air),
-//! times every coherence order (the initial write first) and every Fence-SC order. The consistent
+//! *Candidates* are counted without pruning by the axioms: every combination of paths and
+//! reads-from whose values do not decide a branch condition of the paths false (values out of
+//! thin air decide nothing), times every coherence order (the initial write first) and every
+//! Fence-SC order. The consistent
 //! ones are then searched with pruning that only skips choices an axiom rejects outright: a read
 //! from a write later in its own thread (Causality), two writes of one thread against program
 //! order in coherence (Coherence), and candidates with no values (No-Thin-Air).

@@ -9,6 +9,11 @@
 //! consistent execution ([`races`]). Only the generic proxy is modelled: textures, surfaces,
 //! constant memory, aliases and proxy fences are refused by name.
 //!
+//! The library's own emitted code is checked too: [`ptx_events`] turns a kernel of a PTX module,
+//! decoded by the simulator's decoder, into checker instructions, and [`emitted`] runs the classic
+//! shapes written as `scoped_atomics` operations — each operation the probe kernel the pipeline
+//! built for the target — against the outcomes the scoped C++ model forbids.
+//!
 //! ```
 //! use scoped_atomics_host::litmus::{parse::parse, enumerate::decide};
 //! let mp = "PTX MP\n{ x=0; y=0; }\n P0@cta 0,gpu 0 | P1@cta 1,gpu 0 ;\n \
