@@ -265,3 +265,19 @@ fn cli_exits_2_on_unsupported_or_bad_input_and_still_decides_the_rest() {
         assert!(!err.is_empty() && !err.contains("panicked"), "{err}");
     }
 }
+
+#[test]
+fn cta_barriers_synchronise_threads_of_one_cta_only() {
+    let t = "PTX bar\n{ x=0; }\n P0@cta 0,gpu 0 | P1@cta 0,gpu 0 ;\n st.weak x, 1 | bar.cta.sync 1 ;\n \
+             bar.cta.sync 1 | ld.weak r0, x ;\nforall (P1:r0 == 1)\n";
+    let o = decide(&parse("t", t).unwrap()).unwrap();
+    assert!(o.ok && o.races.is_empty());
+    // Different barrier numbers, or threads of different CTAs: no synchronisation, a race.
+    for other in [
+        t.replace("| bar.cta.sync 1", "| bar.cta.sync 2"),
+        t.replace("P1@cta 0", "P1@cta 1"),
+    ] {
+        let o = decide(&parse("t", &other).unwrap()).unwrap();
+        assert!(!o.ok && !o.races.is_empty(), "{other}");
+    }
+}
