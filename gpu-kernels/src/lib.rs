@@ -47,6 +47,19 @@ mod entry {
         unsafe { kernels::message_passing(data, flag, result) }
     }
 
+    /// The block-scope twin of `message_passing`: a data race (the flag's scope does not
+    /// include the other block), kept as a kernel so that the simulator's race detector can be
+    /// shown to report it.
+    #[unsafe(no_mangle)]
+    pub unsafe extern "ptx-kernel" fn message_passing_block_scope_bug(
+        data: *mut u32,
+        flag: *mut u32,
+        result: *mut u32,
+    ) {
+        // SAFETY: as above.
+        unsafe { kernels::message_passing_block_scope_bug(data, flag, result) }
+    }
+
     #[unsafe(no_mangle)]
     pub unsafe extern "ptx-kernel" fn count_above(
         input: *const u32,

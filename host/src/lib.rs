@@ -6,4 +6,6 @@ pub mod conformance;
 pub mod examples;
 pub mod executor;
 pub mod gpu;
+pub mod litmus;
 pub mod ptx;
+pub mod sim;

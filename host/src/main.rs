@@ -4,27 +4,36 @@
 //! tools, builds the kernels to PTX for sm_70, sm_80 and sm_90 (and sm_90 with PTX 8.6), checks
 //! every probe against the Atomics ABI table and assembles everything with ptxas, prints a
 //! summary per example kernel, runs every example kernel on host threads and checks the results,
+//! runs every example and primitive kernel's PTX in the PTX simulator (one line per kernel),
 //! runs the tiny-grid loom checks, and runs on the GPU if there is one. Exit status 1 if any
 //! step fails.
+//!
+//! `cargo run -p scoped-atomics-host --release -- sim FILE.ptx --kernel NAME --grid X[,Y,Z] --block X[,Y,Z] [--arg …]… [--seed N] [--schedules K] [--json]`
+//! runs a kernel of any PTX module in the simulator: see `scoped_atomics_host::sim::cli`.
 //!
 //! `cargo run -p scoped-atomics-host --release -- ptx [--target sm_70|sm_80|sm_90|sm_90_ptx86|all] [--jobs N]`
 //! builds the probe kernels, checks every probe against the PTX Atomics ABI table, assembles them
 //! with ptxas, and prints the results, the CAS-loop counts, registers and instruction counts.
 //! `--jobs` configurations are built at a time (default 2).
 //! Exit status 1 if anything deviates or fails, 2 on bad usage or missing tools.
+//!
+//! `cargo run -p scoped-atomics-host --release -- litmus FILE_OR_DIR... [--races] [--json]` decides
+//! PTX litmus tests by the axioms of the PTX memory model (see `scoped_atomics_host::litmus`).
 
 use scoped_atomics_host::abi::AbiTable;
 use scoped_atomics_host::conformance::{self, TargetReport};
 use scoped_atomics_host::ptx::{Target, Toolchain};
 use std::process::ExitCode;
 
-const USAGE: &str = "usage: scoped-atomics-host demo | scoped-atomics-host ptx [--target sm_70|sm_80|sm_90|sm_90_ptx86|all] [--jobs N]";
+const USAGE: &str = "usage: scoped-atomics-host demo | scoped-atomics-host ptx [--target sm_70|sm_80|sm_90|sm_90_ptx86|all] [--jobs N] | scoped-atomics-host sim FILE.ptx --kernel NAME --grid X[,Y,Z] --block X[,Y,Z] [--arg …]… [--seed N] [--schedules K] [--json] | scoped-atomics-host litmus FILE_OR_DIR... [--races] [--json]";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.first().map(String::as_str) {
         Some("ptx") => ptx(&args[1..]),
         Some("demo") if args.len() == 1 => demo::run(),
+        Some("litmus") => scoped_atomics_host::litmus::cli::run(&args[1..]),
+        Some("sim") => scoped_atomics_host::sim::cli::main(&args[1..]),
         _ => {
             eprintln!("{USAGE}");
             ExitCode::from(2)
@@ -119,7 +128,7 @@ mod demo {
     use std::time::Instant;
 
     fn step(n: usize, title: &str) {
-        println!("\n==> [{n}/5] {title}");
+        println!("\n==> [{n}/6] {title}");
     }
 
     /// The main job: every step runs, whatever failed before it; the exit status is 1 if any failed.
@@ -166,6 +175,26 @@ mod demo {
 
         step(
             4,
+            "simulator: every example and primitive kernel's PTX run by the PTX simulator, results and findings checked",
+        );
+        let sims: Vec<(String, scoped_atomics_host::sim::Simulator)> = reports
+            .iter()
+            .filter_map(|r| {
+                let text = std::fs::read_to_string(&r.ptx).ok()?;
+                let sim = scoped_atomics_host::sim::Simulator::new(&text).ok()?;
+                Some((r.checked.target.to_string(), sim))
+            })
+            .collect();
+        let (lines, ok) = scoped_atomics_host::sim::corpus::demo_lines(&sims, 1);
+        for line in lines {
+            println!("    {line}");
+        }
+        if !ok {
+            failed.push("simulator");
+        }
+
+        step(
+            5,
             "loom: the example kernels on tiny grids under the loom mirror",
         );
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
@@ -188,7 +217,7 @@ mod demo {
         }
 
         step(
-            5,
+            6,
             "GPU: the example kernels through the CUDA driver, if there is one",
         );
         let sm70 = reports.iter().find(|r| r.checked.target == Target::Sm70);

@@ -1,0 +1,216 @@
+//! The axioms of the PTX memory consistency model (PTX ISA 8.10) over one candidate execution,
+//! with the orders of 8.9 they are stated in: observation order, synchronisation (Fence-SC,
+//! barriers, release and acquire patterns), base causality order, proxy-preserved base causality
+//! order (generic proxy only: same location) and causality order.
+
+use super::graph::Graph;
+use super::relation::{Rel, bits};
+use std::fmt;
+
+/// An axiom of PTX 8.10, named as the text names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Axiom {
+    /// 8.10.1: a write causally before an overlapping write precedes it in coherence order.
+    Coherence,
+    /// 8.10.2: Fence-SC order does not contradict causality order.
+    FenceSc,
+    /// 8.10.3: atomicity of read-modify-write operations.
+    Atomicity,
+    /// 8.10.4: no value out of thin air (no cycle of reads-from and dependencies).
+    NoThinAir,
+    /// 8.10.5: sequential consistency per location.
+    ScPerLocation,
+    /// 8.10.6: communication order does not contradict causality order.
+    Causality,
+}
+
+impl fmt::Display for Axiom {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Axiom::Coherence => "Coherence",
+            Axiom::FenceSc => "Fence-SC",
+            Axiom::Atomicity => "Atomicity",
+            Axiom::NoThinAir => "No-Thin-Air",
+            Axiom::ScPerLocation => "SC-per-location",
+            Axiom::Causality => "Causality",
+        })
+    }
+}
+
+/// The choices that make a candidate execution out of a [`Graph`].
+pub struct Choice<'a> {
+    /// The write each read reads from.
+    pub rf: &'a [Option<usize>],
+    /// The position of each write in the coherence order of its location (initial write: 0).
+    pub co_rank: &'a [usize],
+    /// Fence-SC order: `(a, b)` for each morally strong pair of `fence.sc`, `a` first.
+    pub fsc: &'a [(usize, usize)],
+}
+
+/// The derived orders of a consistent execution (for the race check).
+pub struct Orders {
+    /// Causality order.
+    pub cause: Rel,
+}
+
+/// Checks every axiom; the first violated one is returned.
+pub fn check(g: &Graph, c: &Choice) -> Result<Orders, Axiom> {
+    let n = g.evs.len();
+    let mut rf = Rel::new(n);
+    for (r, w) in c.rf.iter().enumerate() {
+        if let Some(w) = w {
+            rf.add(*w, r);
+        }
+    }
+    let co = co_rel(g, c.co_rank);
+    // fr = rf⁻¹ ; co, without the identity (an atomic is one event that reads and writes).
+    let mut fr = Rel::new(n);
+    for (r, w) in c.rf.iter().enumerate() {
+        if let Some(w) = w {
+            for x in bits(co.row(*w)) {
+                if x != r {
+                    fr.add(r, x);
+                }
+            }
+        }
+    }
+
+    // No-Thin-Air first: it needs no causality at all.
+    let mut rf_dep = rf.clone();
+    rf_dep.union_with(&g.dep);
+    if rf_dep.is_cyclic() {
+        return Err(Axiom::NoThinAir);
+    }
+
+    // Observation order (8.9.2): morally strong reads-from, extended through atomics that write.
+    let mut obs1 = Rel::new(n);
+    for (r, w) in c.rf.iter().enumerate() {
+        if let Some(w) = w
+            && g.is_ms(*w, r)
+        {
+            obs1.add(*w, r);
+        }
+    }
+    let mut obs = obs1.clone();
+    loop {
+        let mut next = obs.clone();
+        for w in 0..n {
+            for z in bits(obs.row(w)) {
+                if g.evs[z].atomic() && g.evs[z].writes() {
+                    next_or(&mut next, w, obs1.row(z));
+                }
+            }
+        }
+        if next == obs {
+            break;
+        }
+        obs = next;
+    }
+
+    // Synchronisation (8.9.4) and base causality order (8.9.5).
+    let mut base = g.po.clone();
+    base.union_with(&g.bar_sync);
+    for &(a, b) in c.fsc {
+        base.add(a, b);
+    }
+    for &(first, w) in &g.release {
+        for &(last, r) in &g.acquire {
+            if obs.has(w, r) && g.is_ms(first, last) {
+                base.add(first, last);
+            }
+        }
+    }
+    let base = base.closure();
+
+    // Proxy-preserved base causality: memory operations to the same location (generic proxy).
+    let mut ppbase = Rel::new(n);
+    for i in 0..n {
+        if let Some(l) = g.evs[i].loc {
+            next_or(&mut ppbase, i, base.row(i) & g.on_loc[l]);
+        }
+    }
+    // Causality order: ppbase ∪ obs ; ppbase.
+    let mut cause = ppbase.clone();
+    cause.union_with(&obs.then(&ppbase));
+
+    // 8.10.1 Coherence.
+    for w in 0..n {
+        if !g.evs[w].writes() {
+            continue;
+        }
+        for w2 in bits(cause.row(w)) {
+            if w2 != w && g.evs[w2].writes() && co.has(w2, w) {
+                return Err(Axiom::Coherence);
+            }
+        }
+    }
+    // 8.10.2 Fence-SC: causality order between fences is base causality order.
+    for &(a, b) in c.fsc {
+        if base.has(b, a) {
+            return Err(Axiom::FenceSc);
+        }
+    }
+    // 8.10.3 Atomicity of RMW: A reads from W' co-before a morally strong W co-before A.
+    for a in 0..n {
+        let e = &g.evs[a];
+        if !(e.atomic() && e.writes()) {
+            continue;
+        }
+        let Some(w1) = c.rf[a] else { continue };
+        for w in bits(co.row(w1)) {
+            if w != a && co.has(w, a) && g.is_ms(a, w) {
+                return Err(Axiom::Atomicity);
+            }
+        }
+    }
+    // 8.10.5 SC per location: within each set of pairwise morally strong overlapping operations,
+    // program order and communication order have no cycle.
+    let mut com = g.po.clone();
+    com.union_with(&rf);
+    com.union_with(&co);
+    com.union_with(&fr);
+    for &clique in &g.cliques {
+        if com.cyclic_within(clique) {
+            return Err(Axiom::ScPerLocation);
+        }
+    }
+    // 8.10.6 Causality: irreflexive((rf ∪ fr) ; cause).
+    for r in 0..n {
+        if let Some(w) = c.rf[r]
+            && cause.has(r, w)
+        {
+            return Err(Axiom::Causality);
+        }
+        for w in bits(fr.row(r)) {
+            if cause.has(w, r) {
+                return Err(Axiom::Causality);
+            }
+        }
+    }
+    Ok(Orders { cause })
+}
+
+fn next_or(r: &mut Rel, i: usize, row: u128) {
+    for j in bits(row) {
+        r.add(i, j);
+    }
+}
+
+/// Coherence order from ranks: `a → b` when both write one location and `a` ranks lower.
+pub fn co_rel(g: &Graph, rank: &[usize]) -> Rel {
+    let n = g.evs.len();
+    let mut co = Rel::new(n);
+    for &set in &g.on_loc {
+        for a in bits(set) {
+            if !g.evs[a].writes() {
+                continue;
+            }
+            for b in bits(set) {
+                if a != b && g.evs[b].writes() && rank[a] < rank[b] {
+                    co.add(a, b);
+                }
+            }
+        }
+    }
+    co
+}

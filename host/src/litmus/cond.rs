@@ -1,0 +1,255 @@
+//! The final condition: `exists`, `~exists` or `forall` followed by a proposition over final
+//! register values (`P1:r0`, also herd's `1:r0`) and location values, with `/\`, `\/`, `~`,
+//! `==` (also `=`), `!=` and parentheses.
+
+use super::parse::{Ctx, ParseError, is_ident, norm_reg, parse_int, thread_number};
+use super::program::*;
+
+#[derive(Clone, Debug, PartialEq)]
+enum Tok {
+    LParen,
+    RParen,
+    And,
+    Or,
+    Not,
+    Cmp(Cmp),
+    Word(String),
+}
+
+/// Parses the condition lines (the first starts with the quantifier).
+pub(crate) fn parse_condition(
+    cx: &Ctx,
+    lines: &[(usize, &str)],
+) -> Result<(Quantifier, Prop), ParseError> {
+    let mut toks: Vec<(usize, Tok, String)> = Vec::new();
+    for &(ln, l) in lines {
+        lex(cx, ln, l, &mut toks)?;
+    }
+    let first_line = lines[0].0;
+    let pos;
+    let quantifier = match toks.first().map(|t| &t.1) {
+        Some(Tok::Not) => match toks.get(1) {
+            Some((_, Tok::Word(w), _)) if w == "exists" => {
+                pos = 2;
+                Quantifier::NotExists
+            }
+            _ => return Err(cx.err(first_line, "~", "expected `~exists`")),
+        },
+        Some(Tok::Word(w)) if w == "exists" => {
+            pos = 1;
+            Quantifier::Exists
+        }
+        Some(Tok::Word(w)) if w == "forall" => {
+            pos = 1;
+            Quantifier::Forall
+        }
+        _ => {
+            return Err(cx.err(
+                first_line,
+                lines[0].1.trim(),
+                "expected `exists`, `~exists` or `forall`",
+            ));
+        }
+    };
+    let mut p = Parser {
+        cx,
+        toks: &toks,
+        pos,
+        last_line: first_line,
+    };
+    let prop = p.or()?;
+    if let Some((ln, _, text)) = toks.get(p.pos) {
+        return Err(cx.err(*ln, text, "unexpected token after the condition"));
+    }
+    Ok((quantifier, prop))
+}
+
+fn lex(
+    cx: &Ctx,
+    ln: usize,
+    l: &str,
+    out: &mut Vec<(usize, Tok, String)>,
+) -> Result<(), ParseError> {
+    let b = l.as_bytes();
+    let mut k = 0;
+    while k < b.len() {
+        let c = b[k] as char;
+        let two = l.get(k..k + 2).unwrap_or("");
+        let push = |out: &mut Vec<_>, t: Tok, s: &str| out.push((ln, t, s.to_string()));
+        if c.is_whitespace() || c == ';' {
+            k += 1;
+        } else if two == "/\\" {
+            push(out, Tok::And, two);
+            k += 2;
+        } else if two == "\\/" {
+            push(out, Tok::Or, two);
+            k += 2;
+        } else if two == "==" || two == "!=" || two == "<=" || two == ">=" {
+            let c = match two {
+                "==" => Cmp::Eq,
+                "!=" => Cmp::Ne,
+                "<=" => Cmp::Le,
+                _ => Cmp::Ge,
+            };
+            push(out, Tok::Cmp(c), two);
+            k += 2;
+        } else if c == '=' || c == '<' || c == '>' {
+            let cmp = match c {
+                '=' => Cmp::Eq,
+                '<' => Cmp::Lt,
+                _ => Cmp::Gt,
+            };
+            push(out, Tok::Cmp(cmp), &l[k..k + 1]);
+            k += 1;
+        } else if c == '(' {
+            push(out, Tok::LParen, "(");
+            k += 1;
+        } else if c == ')' {
+            push(out, Tok::RParen, ")");
+            k += 1;
+        } else if c == '~' {
+            push(out, Tok::Not, "~");
+            k += 1;
+        } else if c.is_ascii_alphanumeric()
+            || matches!(c, '_' | '%' | ':' | '-' | '[' | ']' | '.' | '$')
+        {
+            let start = k;
+            while k < b.len() && {
+                let d = b[k] as char;
+                d.is_ascii_alphanumeric()
+                    || matches!(d, '_' | '%' | ':' | '[' | ']' | '.' | '$')
+                    || (k == start && d == '-')
+            } {
+                k += 1;
+            }
+            push(out, Tok::Word(l[start..k].to_string()), &l[start..k]);
+        } else {
+            return Err(cx.err(
+                ln,
+                &l[k..k + c.len_utf8()],
+                "unexpected character in the condition",
+            ));
+        }
+    }
+    Ok(())
+}
+
+struct Parser<'a> {
+    cx: &'a Ctx<'a>,
+    toks: &'a [(usize, Tok, String)],
+    pos: usize,
+    last_line: usize,
+}
+
+impl Parser<'_> {
+    fn peek(&self) -> Option<&Tok> {
+        self.toks.get(self.pos).map(|t| &t.1)
+    }
+    fn next(&mut self) -> Option<(usize, Tok, String)> {
+        let t = self.toks.get(self.pos).cloned();
+        if let Some((ln, ..)) = &t {
+            self.last_line = *ln;
+        }
+        self.pos += 1;
+        t
+    }
+    fn or(&mut self) -> Result<Prop, ParseError> {
+        let mut p = self.and()?;
+        while self.peek() == Some(&Tok::Or) {
+            self.next();
+            p = Prop::Or(Box::new(p), Box::new(self.and()?));
+        }
+        Ok(p)
+    }
+    fn and(&mut self) -> Result<Prop, ParseError> {
+        let mut p = self.unary()?;
+        while self.peek() == Some(&Tok::And) {
+            self.next();
+            p = Prop::And(Box::new(p), Box::new(self.unary()?));
+        }
+        Ok(p)
+    }
+    fn unary(&mut self) -> Result<Prop, ParseError> {
+        match self.next() {
+            Some((_, Tok::Not, _)) => Ok(Prop::Not(Box::new(self.unary()?))),
+            Some((ln, Tok::LParen, _)) => {
+                let p = self.or()?;
+                match self.next() {
+                    Some((_, Tok::RParen, _)) => Ok(p),
+                    Some((l2, _, t)) => Err(self.cx.err(l2, &t, "expected `)`")),
+                    None => Err(self.cx.err(ln, "(", "unclosed `(`")),
+                }
+            }
+            Some((_, Tok::Word(w), _)) if w == "true" => Ok(Prop::True),
+            Some((_, Tok::Word(w), _)) if w == "false" => Ok(Prop::Not(Box::new(Prop::True))),
+            Some((ln, Tok::Word(w), _)) => {
+                let a = self.term(ln, &w)?;
+                let c = match self.next() {
+                    Some((_, Tok::Cmp(c), _)) => c,
+                    Some((l2, _, t)) => return Err(self.cx.err(l2, &t, "expected `==` or `!=`")),
+                    None => return Err(self.cx.err(ln, &w, "expected `==` or `!=` after it")),
+                };
+                match self.next() {
+                    Some((l2, Tok::Word(w2), _)) => Ok(Prop::Atom(c, a, self.term(l2, &w2)?)),
+                    Some((l2, _, t)) => Err(self.cx.err(l2, &t, "expected a value")),
+                    None => Err(self.cx.err(ln, &w, "expected a value after the comparison")),
+                }
+            }
+            Some((ln, _, t)) => Err(self.cx.err(ln, &t, "expected a comparison, `~` or `(`")),
+            None => Err(self
+                .cx
+                .err(self.last_line, "", "the condition ends too early")),
+        }
+    }
+    fn term(&self, ln: usize, w: &str) -> Result<Term, ParseError> {
+        if let Some(v) = parse_int(w) {
+            return Ok(Term::Const(v));
+        }
+        if let Some((t, r)) = w.split_once(':') {
+            let tid =
+                thread_number(t).ok_or_else(|| self.cx.err(ln, w, "expected `Pn:register`"))?;
+            if !is_ident(r) {
+                return Err(self.cx.err(ln, w, "expected `Pn:register`"));
+            }
+            return Ok(Term::Reg(tid, norm_reg(r)));
+        }
+        let n = w
+            .strip_prefix('[')
+            .and_then(|n| n.strip_suffix(']'))
+            .unwrap_or(w);
+        if is_ident(n) {
+            Ok(Term::Loc(n.to_string()))
+        } else {
+            Err(self
+                .cx
+                .err(ln, w, "expected a register, a location or an integer"))
+        }
+    }
+}
+
+/// Every `Pn:reg` of the condition names an existing thread.
+pub(crate) fn check_terms(
+    cx: &Ctx,
+    ln: usize,
+    p: &Prop,
+    threads: &[Thread],
+) -> Result<(), ParseError> {
+    match p {
+        Prop::True => Ok(()),
+        Prop::Atom(_, a, b) => {
+            for t in [a, b] {
+                if let Term::Reg(tid, r) = t
+                    && *tid >= threads.len()
+                {
+                    return Err(cx.err(ln, &format!("P{tid}:{r}"), "no such thread"));
+                }
+            }
+            Ok(())
+        }
+        Prop::Not(q) => check_terms(cx, ln, q, threads),
+        Prop::And(a, b) | Prop::Or(a, b) => {
+            check_terms(cx, ln, a, threads)?;
+            check_terms(cx, ln, b, threads)
+        }
+    }
+}

@@ -1,0 +1,368 @@
+//! From a thread's code to its possible event sequences ("paths"), by symbolic execution: a read
+//! returns a symbolic value (the event it is, `Expr::Var`); a branch on a symbolic value, and a
+//! `cas`, fork the path under a constraint that the chosen reads-from must satisfy. Loops are
+//! unrolled: a path that reaches a label more than [`UNROLL`] times is cut (dropped), as herd does.
+
+use super::program::*;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+/// How many times a path may pass one label before it is cut.
+pub const UNROLL: usize = 2;
+
+/// Longest path (in events) a thread may produce.
+pub const MAX_EVENTS: usize = 48;
+
+/// A value computed from read values. `Var(i)` is the value returned by the read event with index
+/// `i` (in its thread's path while paths are built, in the execution once they are combined).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Expr {
+    /// A constant.
+    Const(i64),
+    /// The value a read event returned.
+    Var(usize),
+    /// An operation of two values.
+    Bin(AluOp, Box<Expr>, Box<Expr>),
+}
+
+impl Expr {
+    fn bin(op: AluOp, a: Expr, b: Expr) -> Expr {
+        match (&a, &b) {
+            (Expr::Const(x), Expr::Const(y)) => Expr::Const(op.apply(*x, *y)),
+            _ => Expr::Bin(op, Box::new(a), Box::new(b)),
+        }
+    }
+
+    /// The read events the value depends on.
+    pub fn vars(&self, out: &mut BTreeSet<usize>) {
+        match self {
+            Expr::Const(_) => {}
+            Expr::Var(v) => {
+                out.insert(*v);
+            }
+            Expr::Bin(_, a, b) => {
+                a.vars(out);
+                b.vars(out);
+            }
+        }
+    }
+
+    /// The same expression with every variable index moved by `offset`.
+    pub fn shifted(&self, offset: usize) -> Expr {
+        match self {
+            Expr::Const(c) => Expr::Const(*c),
+            Expr::Var(v) => Expr::Var(v + offset),
+            Expr::Bin(op, a, b) => Expr::Bin(
+                *op,
+                Box::new(a.shifted(offset)),
+                Box::new(b.shifted(offset)),
+            ),
+        }
+    }
+
+    /// Evaluates with `var` giving the value of each read (None: unknown, e.g. out of thin air).
+    pub fn eval(&self, var: &mut impl FnMut(usize) -> Option<i64>) -> Option<i64> {
+        match self {
+            Expr::Const(c) => Some(*c),
+            Expr::Var(v) => var(*v),
+            Expr::Bin(op, a, b) => Some(op.apply(a.eval(var)?, b.eval(var)?)),
+        }
+    }
+}
+
+/// What an event does.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// A memory operation: `ld`, `st`, `atom` or `red`.
+    Mem {
+        /// The location.
+        loc: String,
+        /// Reads (an `ld`, an `atom` or a `red`).
+        reads: bool,
+        /// Writes (`st`, or an atomic that writes: all but a failed `cas`).
+        writes: bool,
+        /// An `atom` or a `red`.
+        atomic: bool,
+        /// A `red` (its read never forms an acquire pattern, PTX 8.8).
+        red: bool,
+        /// Memory-ordering qualifier.
+        sem: Sem,
+    },
+    /// A memory fence.
+    Fence(FenceKind),
+    /// The `instance`-th execution of `bar.cta.sync id` by the thread.
+    Barrier {
+        /// Barrier number.
+        id: i64,
+        /// How many earlier executions of that barrier the thread made.
+        instance: usize,
+    },
+}
+
+/// An event of a thread's path.
+#[derive(Clone, Debug)]
+pub struct Event {
+    /// What it does.
+    pub kind: Kind,
+    /// Its scope (meaningful for strong operations and fences).
+    pub scope: Scope,
+    /// The value it writes, if it writes.
+    pub value: Option<Expr>,
+    /// Earlier reads of the thread it depends on, by data or by control (No-Thin-Air).
+    pub deps: BTreeSet<usize>,
+    /// Source line of its instruction.
+    pub line: usize,
+    /// Text of its instruction.
+    pub text: String,
+}
+
+impl Event {
+    /// A strong operation (PTX table 20): a fence, or a memory operation that is not weak.
+    pub fn is_strong(&self) -> bool {
+        match &self.kind {
+            Kind::Mem { sem, .. } => *sem != Sem::Weak,
+            Kind::Fence(_) => true,
+            Kind::Barrier { .. } => false,
+        }
+    }
+}
+
+/// One way through a thread's code.
+#[derive(Clone, Debug, Default)]
+pub struct Path {
+    /// Its events in program order.
+    pub events: Vec<Event>,
+    /// Constraints on read values under which this path is taken: `a CMP b`.
+    pub constraints: Vec<(Cmp, Expr, Expr)>,
+    /// Final register values.
+    pub regs: BTreeMap<String, Expr>,
+}
+
+#[derive(Clone)]
+struct State {
+    pc: usize,
+    path: Path,
+    ctrl: BTreeSet<usize>,
+    visits: HashMap<usize, usize>,
+    bars: HashMap<i64, usize>,
+}
+
+/// Every path of `thread` (bounded by [`UNROLL`] and [`MAX_EVENTS`]); `Err` names the line of a
+/// path that grew past [`MAX_EVENTS`].
+pub fn paths(
+    thread: &Thread,
+    init_regs: &BTreeMap<(usize, String), i64>,
+) -> Result<Vec<Path>, usize> {
+    let labels: HashMap<&str, usize> = thread
+        .code
+        .iter()
+        .enumerate()
+        .filter_map(|(k, l)| match &l.instr {
+            Instr::Label(n) => Some((n.as_str(), k)),
+            _ => None,
+        })
+        .collect();
+    let mut regs = BTreeMap::new();
+    for ((t, r), v) in init_regs {
+        if *t == thread.id {
+            regs.insert(r.clone(), Expr::Const(*v));
+        }
+    }
+    let start = State {
+        pc: 0,
+        path: Path {
+            regs,
+            ..Path::default()
+        },
+        ctrl: BTreeSet::new(),
+        visits: HashMap::new(),
+        bars: HashMap::new(),
+    };
+    let mut done = Vec::new();
+    let mut work = vec![start];
+    while let Some(mut st) = work.pop() {
+        loop {
+            let Some(line) = thread.code.get(st.pc) else {
+                done.push(st.path);
+                break;
+            };
+            if st.path.events.len() > MAX_EVENTS {
+                return Err(line.line);
+            }
+            let val = |st: &State, o: &Operand| match o {
+                Operand::Imm(v) => Expr::Const(*v),
+                Operand::Reg(r) => st.path.regs.get(r).cloned().unwrap_or(Expr::Const(0)),
+            };
+            st.pc += 1;
+            let ev = |st: &mut State,
+                      kind: Kind,
+                      scope: Scope,
+                      value: Option<Expr>,
+                      data: BTreeSet<usize>| {
+                let mut deps = st.ctrl.clone();
+                deps.extend(data);
+                st.path.events.push(Event {
+                    kind,
+                    scope,
+                    value,
+                    deps,
+                    line: line.line,
+                    text: line.text.clone(),
+                });
+                st.path.events.len() - 1
+            };
+            match &line.instr {
+                Instr::Label(_) => {
+                    let n = st.visits.entry(st.pc - 1).or_insert(0);
+                    *n += 1;
+                    if *n > UNROLL {
+                        break; // cut: the loop ran past its bound
+                    }
+                }
+                Instr::Ld {
+                    sem,
+                    scope,
+                    dst,
+                    loc,
+                } => {
+                    let kind = Kind::Mem {
+                        loc: loc.clone(),
+                        reads: true,
+                        writes: false,
+                        atomic: false,
+                        red: false,
+                        sem: *sem,
+                    };
+                    let e = ev(&mut st, kind, *scope, None, BTreeSet::new());
+                    st.path.regs.insert(dst.clone(), Expr::Var(e));
+                }
+                Instr::St {
+                    sem,
+                    scope,
+                    loc,
+                    val: v,
+                } => {
+                    let value = val(&st, v);
+                    let mut data = BTreeSet::new();
+                    value.vars(&mut data);
+                    let kind = Kind::Mem {
+                        loc: loc.clone(),
+                        reads: false,
+                        writes: true,
+                        atomic: false,
+                        red: false,
+                        sem: *sem,
+                    };
+                    ev(&mut st, kind, *scope, Some(value), data);
+                }
+                Instr::Atom {
+                    sem,
+                    scope,
+                    op,
+                    dst,
+                    loc,
+                    a,
+                    b,
+                } => {
+                    let a = val(&st, a);
+                    let mut data = BTreeSet::new();
+                    a.vars(&mut data);
+                    let red = dst.is_none();
+                    let me = st.path.events.len();
+                    let old = Expr::Var(me);
+                    let mem = |writes| Kind::Mem {
+                        loc: loc.clone(),
+                        reads: true,
+                        writes,
+                        atomic: true,
+                        red,
+                        sem: *sem,
+                    };
+                    if *op == RmwOp::Cas {
+                        let b = val(&st, b.as_ref().expect("cas has two operands"));
+                        b.vars(&mut data);
+                        // Failure: the compare fails and nothing is written.
+                        let mut fail = st.clone();
+                        ev(&mut fail, mem(false), *scope, None, data.clone());
+                        fail.path
+                            .constraints
+                            .push((Cmp::Ne, old.clone(), a.clone()));
+                        if let Some(d) = dst {
+                            fail.path.regs.insert(d.clone(), old.clone());
+                        }
+                        work.push(fail);
+                        ev(&mut st, mem(true), *scope, Some(b), data);
+                        st.path.constraints.push((Cmp::Eq, old.clone(), a));
+                    } else {
+                        let alu = match op {
+                            RmwOp::Add => AluOp::Add,
+                            RmwOp::Sub => AluOp::Sub,
+                            RmwOp::Exch => AluOp::Second,
+                            RmwOp::Inc => AluOp::Inc,
+                            RmwOp::Dec => AluOp::Dec,
+                            RmwOp::And => AluOp::And,
+                            RmwOp::Or => AluOp::Or,
+                            RmwOp::Xor => AluOp::Xor,
+                            RmwOp::Min => AluOp::Min,
+                            RmwOp::Max => AluOp::Max,
+                            RmwOp::Cas => unreachable!(),
+                        };
+                        ev(
+                            &mut st,
+                            mem(true),
+                            *scope,
+                            Some(Expr::Bin(alu, Box::new(old.clone()), Box::new(a))),
+                            data,
+                        );
+                    }
+                    if let Some(d) = dst {
+                        st.path.regs.insert(d.clone(), old);
+                    }
+                }
+                Instr::Fence { kind, scope } => {
+                    ev(&mut st, Kind::Fence(*kind), *scope, None, BTreeSet::new());
+                }
+                Instr::Bar { id } => {
+                    let n = st.bars.entry(*id).or_insert(0);
+                    let instance = *n;
+                    *n += 1;
+                    ev(
+                        &mut st,
+                        Kind::Barrier { id: *id, instance },
+                        Scope::Cta,
+                        None,
+                        BTreeSet::new(),
+                    );
+                }
+                Instr::Alu { op, dst, a, b } => {
+                    let v = Expr::bin(*op, val(&st, a), val(&st, b));
+                    st.path.regs.insert(dst.clone(), v);
+                }
+                Instr::Branch { cond, target } => {
+                    let to = labels[target.as_str()];
+                    match cond {
+                        None => st.pc = to,
+                        Some((c, a, b)) => match (val(&st, a), val(&st, b)) {
+                            (Expr::Const(x), Expr::Const(y)) => {
+                                if c.holds(x, y) {
+                                    st.pc = to;
+                                }
+                            }
+                            (x, y) => {
+                                let mut vars = BTreeSet::new();
+                                x.vars(&mut vars);
+                                y.vars(&mut vars);
+                                st.ctrl.extend(vars);
+                                let mut taken = st.clone();
+                                taken.pc = to;
+                                taken.path.constraints.push((*c, x.clone(), y.clone()));
+                                work.push(taken);
+                                st.path.constraints.push((c.negate(), x, y));
+                            }
+                        },
+                    }
+                }
+            }
+        }
+    }
+    Ok(done)
+}

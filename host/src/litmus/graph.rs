@@ -1,0 +1,382 @@
+//! The static part of a candidate execution: the events of one path per thread plus an initial
+//! write per location, program order, morally strong pairs, the release and acquire patterns
+//! (PTX 8.8), barrier synchronisation and dependencies. Reads-from, coherence and Fence-SC order
+//! are chosen on top of it by `enumerate`.
+
+use super::events::{Event, Expr, Kind, Path};
+use super::program::*;
+use super::relation::{self, Rel};
+use std::collections::BTreeMap;
+
+/// An event of the execution.
+#[derive(Clone, Debug)]
+pub struct Ev {
+    /// Its thread, `None` for an initial write.
+    pub thread: Option<usize>,
+    /// The event (variables of its value renumbered to execution indices).
+    pub ev: Event,
+    /// Index of its location in [`Graph::locs`], for memory operations.
+    pub loc: Option<usize>,
+    /// For an initial write, the initial value.
+    pub init: Option<i64>,
+}
+
+impl Ev {
+    /// Reads memory.
+    pub fn reads(&self) -> bool {
+        matches!(self.ev.kind, Kind::Mem { reads: true, .. })
+    }
+    /// Writes memory.
+    pub fn writes(&self) -> bool {
+        self.init.is_some() || matches!(self.ev.kind, Kind::Mem { writes: true, .. })
+    }
+    /// An `atom` or `red`.
+    pub fn atomic(&self) -> bool {
+        matches!(self.ev.kind, Kind::Mem { atomic: true, .. })
+    }
+    /// A `red`.
+    pub fn red(&self) -> bool {
+        matches!(self.ev.kind, Kind::Mem { red: true, .. })
+    }
+    /// A `fence.sc`.
+    pub fn sc_fence(&self) -> bool {
+        matches!(self.ev.kind, Kind::Fence(FenceKind::Sc))
+    }
+    fn sem(&self) -> Option<Sem> {
+        match self.ev.kind {
+            Kind::Mem { sem, .. } => Some(sem),
+            _ => None,
+        }
+    }
+    fn strong(&self) -> bool {
+        self.init.is_some() || self.ev.is_strong()
+    }
+}
+
+/// The static part of a candidate execution.
+#[derive(Clone, Debug)]
+pub struct Graph {
+    /// Events: the initial writes first (one per location), then thread by thread in program order.
+    pub evs: Vec<Ev>,
+    /// Location names.
+    pub locs: Vec<String>,
+    /// Initial values of the locations.
+    pub init_values: Vec<i64>,
+    /// Events on each location (a bit set).
+    pub on_loc: Vec<u128>,
+    /// Program order, plus every initial write before every thread event (kernel start
+    /// synchronises with every thread).
+    pub po: Rel,
+    /// Morally strong pairs (symmetric bit rows).
+    pub ms: Vec<u128>,
+    /// Barrier synchronisation (`bar.cta.sync` with the same number and instance, same CTA).
+    pub bar_sync: Rel,
+    /// Release patterns: (first instruction, a write of the pattern).
+    pub release: Vec<(usize, usize)>,
+    /// Acquire patterns: (last instruction, a read of the pattern).
+    pub acquire: Vec<(usize, usize)>,
+    /// Morally strong pairs of `fence.sc` (`i < j`).
+    pub sc_pairs: Vec<(usize, usize)>,
+    /// Data and control dependencies from reads to later events.
+    pub dep: Rel,
+    /// Constraints of the chosen paths on read values.
+    pub constraints: Vec<(Cmp, Expr, Expr)>,
+    /// Final register values per thread.
+    pub regs: Vec<BTreeMap<String, Expr>>,
+    /// Maximal sets of pairwise morally strong operations per location (SC per location).
+    pub cliques: Vec<u128>,
+}
+
+impl Graph {
+    /// Builds the graph of one path per thread.
+    pub fn build(t: &Litmus, paths: &[&Path]) -> Result<Graph, String> {
+        let mut locs: Vec<String> = t.init_mem.keys().cloned().collect();
+        for p in paths {
+            for e in &p.events {
+                if let Kind::Mem { loc, .. } = &e.kind
+                    && !locs.contains(loc)
+                {
+                    locs.push(loc.clone());
+                }
+            }
+        }
+        for l in cond_locs(&t.prop) {
+            if !locs.contains(&l) {
+                locs.push(l);
+            }
+        }
+        let total = locs.len() + paths.iter().map(|p| p.events.len()).sum::<usize>();
+        if total > relation::MAX {
+            return Err(format!(
+                "{total} events in one execution; at most {} are supported",
+                relation::MAX
+            ));
+        }
+        let mut evs = Vec::with_capacity(total);
+        let init_values: Vec<i64> = locs
+            .iter()
+            .map(|l| t.init_mem.get(l).copied().unwrap_or(0))
+            .collect();
+        for (k, l) in locs.iter().enumerate() {
+            let ev = Event {
+                kind: Kind::Mem {
+                    loc: l.clone(),
+                    reads: false,
+                    writes: true,
+                    atomic: false,
+                    red: false,
+                    sem: Sem::Relaxed,
+                },
+                scope: Scope::Sys,
+                value: Some(Expr::Const(init_values[k])),
+                deps: Default::default(),
+                line: 0,
+                text: format!("init {l}={}", init_values[k]),
+            };
+            evs.push(Ev {
+                thread: None,
+                ev,
+                loc: Some(k),
+                init: Some(init_values[k]),
+            });
+        }
+        let n_init = evs.len();
+        let mut constraints = Vec::new();
+        let mut regs = Vec::new();
+        let mut dep_pairs = Vec::new();
+        for (tid, p) in paths.iter().enumerate() {
+            let off = evs.len();
+            for (i, e) in p.events.iter().enumerate() {
+                let mut e = e.clone();
+                e.value = e.value.map(|v| v.shifted(off));
+                for d in std::mem::take(&mut e.deps) {
+                    if d != i {
+                        dep_pairs.push((off + d, off + i));
+                    }
+                }
+                let loc = match &e.kind {
+                    Kind::Mem { loc, .. } => locs.iter().position(|l| l == loc),
+                    _ => None,
+                };
+                evs.push(Ev {
+                    thread: Some(tid),
+                    ev: e,
+                    loc,
+                    init: None,
+                });
+            }
+            for (c, a, b) in &p.constraints {
+                constraints.push((*c, a.shifted(off), b.shifted(off)));
+            }
+            regs.push(
+                p.regs
+                    .iter()
+                    .map(|(r, v)| (r.clone(), v.shifted(off)))
+                    .collect(),
+            );
+        }
+        let n = evs.len();
+        let mut on_loc = vec![0u128; locs.len()];
+        for (i, e) in evs.iter().enumerate() {
+            if let Some(l) = e.loc {
+                on_loc[l] |= 1 << i;
+            }
+        }
+        let mut po = Rel::new(n);
+        for i in 0..n {
+            for j in 0..n {
+                let ordered = match (evs[i].thread, evs[j].thread) {
+                    (None, Some(_)) => true,
+                    (Some(a), Some(b)) => a == b && i < j,
+                    _ => false,
+                };
+                if ordered {
+                    po.add(i, j);
+                }
+            }
+        }
+        let place = |e: &Ev| e.thread.map(|k| t.threads[k].place);
+        let mut ms = vec![0u128; n];
+        for i in 0..n {
+            for j in 0..n {
+                if i != j && morally_strong(&evs[i], &evs[j], place(&evs[i]), place(&evs[j])) {
+                    ms[i] |= 1 << j;
+                }
+            }
+        }
+        let mut bar_sync = Rel::new(n);
+        for i in n_init..n {
+            for j in n_init..n {
+                if let (
+                    Kind::Barrier { id: a, instance: x },
+                    Kind::Barrier { id: b, instance: y },
+                ) = (&evs[i].ev.kind, &evs[j].ev.kind)
+                {
+                    let (pi, pj) = (place(&evs[i]).unwrap(), place(&evs[j]).unwrap());
+                    if evs[i].thread != evs[j].thread
+                        && a == b
+                        && x == y
+                        && pi.cta().is_some()
+                        && pi.cta() == pj.cta()
+                    {
+                        bar_sync.add(i, j);
+                    }
+                }
+            }
+        }
+        let (release, acquire) = patterns(&evs, &po);
+        let mut sc_pairs = Vec::new();
+        for i in 0..n {
+            for j in i + 1..n {
+                if evs[i].sc_fence() && evs[j].sc_fence() && ms[i] >> j & 1 == 1 {
+                    sc_pairs.push((i, j));
+                }
+            }
+        }
+        let mut dep = Rel::new(n);
+        for (a, b) in dep_pairs {
+            dep.add(a, b);
+        }
+        let mut cliques = Vec::new();
+        for &set in &on_loc {
+            cliques.extend(relation::maximal_cliques(&ms, set));
+        }
+        Ok(Graph {
+            evs,
+            locs,
+            init_values,
+            on_loc,
+            po,
+            ms,
+            bar_sync,
+            release,
+            acquire,
+            sc_pairs,
+            dep,
+            constraints,
+            regs,
+            cliques,
+        })
+    }
+
+    /// Whether `a` and `b` are morally strong.
+    pub fn is_ms(&self, a: usize, b: usize) -> bool {
+        self.ms[a] >> b & 1 == 1
+    }
+
+    /// The writes to location `l`, the initial one first.
+    pub fn writes_to(&self, l: usize) -> Vec<usize> {
+        relation::bits(self.on_loc[l])
+            .filter(|&i| self.evs[i].writes())
+            .collect()
+    }
+}
+
+/// Locations the condition mentions (they exist even if no thread touches them).
+fn cond_locs(p: &Prop) -> Vec<String> {
+    match p {
+        Prop::True => vec![],
+        Prop::Atom(_, a, b) => [a, b]
+            .into_iter()
+            .filter_map(|t| match t {
+                Term::Loc(l) => Some(l.clone()),
+                _ => None,
+            })
+            .collect(),
+        Prop::Not(q) => cond_locs(q),
+        Prop::And(a, b) | Prop::Or(a, b) => {
+            let mut v = cond_locs(a);
+            v.extend(cond_locs(b));
+            v
+        }
+    }
+}
+
+/// PTX 8.7: same thread, or both strong with scopes including each other's thread; same (generic)
+/// proxy; memory operations overlap completely (here: the same location). An initial write is
+/// morally strong with every operation on its location.
+fn morally_strong(a: &Ev, b: &Ev, pa: Option<Placement>, pb: Option<Placement>) -> bool {
+    let (a_mem, b_mem) = (
+        matches!(a.ev.kind, Kind::Mem { .. }),
+        matches!(b.ev.kind, Kind::Mem { .. }),
+    );
+    if a_mem && b_mem && a.loc != b.loc {
+        return false;
+    }
+    if matches!(a.ev.kind, Kind::Barrier { .. }) || matches!(b.ev.kind, Kind::Barrier { .. }) {
+        return a.thread == b.thread;
+    }
+    if a.init.is_some() || b.init.is_some() {
+        return a_mem && b_mem;
+    }
+    if a.thread == b.thread {
+        return true;
+    }
+    let (pa, pb) = (pa.unwrap(), pb.unwrap());
+    a.strong()
+        && b.strong()
+        && pa.scope_includes(a.ev.scope, &pb)
+        && pb.scope_includes(b.ev.scope, &pa)
+}
+
+/// The release patterns (first instruction, write) and acquire patterns (last instruction, read)
+/// of PTX 8.8.
+/// Pairs of (pattern end, memory operation of the pattern).
+type Patterns = Vec<(usize, usize)>;
+
+fn patterns(evs: &[Ev], po: &Rel) -> (Patterns, Patterns) {
+    let n = evs.len();
+    let mut rel = Vec::new();
+    let mut acq = Vec::new();
+    let strong_write = |i: usize| evs[i].init.is_none() && evs[i].writes() && evs[i].strong();
+    let strong_read = |i: usize| evs[i].reads() && evs[i].strong() && !evs[i].red();
+    for f in 0..n {
+        if evs[f].thread.is_none() {
+            continue;
+        }
+        match (&evs[f].ev.kind, evs[f].sem()) {
+            (Kind::Mem { .. }, Some(sem)) => {
+                if sem.is_release() {
+                    // (1) a release operation that writes; (2) followed by a strong write on M.
+                    if evs[f].writes() {
+                        rel.push((f, f));
+                    }
+                    for w in 0..n {
+                        if po.has(f, w) && evs[w].loc == evs[f].loc && strong_write(w) {
+                            rel.push((f, w));
+                        }
+                    }
+                }
+                if sem.is_acquire() && !evs[f].red() {
+                    // (1) an acquire operation that reads; (2) preceded by a strong read on M.
+                    if evs[f].reads() {
+                        acq.push((f, f));
+                    }
+                    for r in 0..n {
+                        if po.has(r, f)
+                            && evs[r].thread.is_some()
+                            && evs[r].loc == evs[f].loc
+                            && strong_read(r)
+                        {
+                            acq.push((f, r));
+                        }
+                    }
+                }
+            }
+            (Kind::Fence(k), _) => {
+                // (3) a release fence followed by a strong write; a strong read followed by an
+                // acquire fence.
+                for (x, e) in evs.iter().enumerate() {
+                    if k.releases() && po.has(f, x) && strong_write(x) {
+                        rel.push((f, x));
+                    }
+                    if k.acquires() && po.has(x, f) && e.thread.is_some() && strong_read(x) {
+                        acq.push((f, x));
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    (rel, acq)
+}

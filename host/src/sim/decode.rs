@@ -1,0 +1,971 @@
+//! Parsed instructions → compact forms with register indices, resolved symbols and branch
+//! targets, so that the interpreter's hot loop does no string work. Only the functions a kernel
+//! can reach are decoded; an instruction outside the supported set is an error naming it and its
+//! PTX line.
+
+use super::SimError;
+use super::parse::{Func, RawInstr, Stmt, parse_int, type_size};
+use std::collections::HashMap;
+
+/// Value kind of an instruction type.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Kind {
+    B,
+    U,
+    S,
+    F,
+}
+
+/// An instruction type: kind and size in bytes.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Ty {
+    pub kind: Kind,
+    pub bytes: u8,
+}
+
+impl Ty {
+    pub fn parse(s: &str) -> Option<Ty> {
+        let s = s.trim_start_matches('.');
+        let kind = match s.as_bytes().first()? {
+            b'b' => Kind::B,
+            b'u' => Kind::U,
+            b's' => Kind::S,
+            b'f' => Kind::F,
+            b'p' if s == "pred" => return Some(Ty::PRED),
+            _ => return None,
+        };
+        Some(Ty {
+            kind,
+            bytes: type_size(s)? as u8,
+        })
+    }
+    pub const PRED: Ty = Ty {
+        kind: Kind::U,
+        bytes: 1,
+    };
+    pub fn bits(self) -> u32 {
+        u32::from(self.bytes) * 8
+    }
+    pub fn mask(self) -> u64 {
+        if self.bytes >= 8 {
+            u64::MAX
+        } else {
+            (1u64 << self.bits()) - 1
+        }
+    }
+}
+
+/// Memory scope of an operation.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug)]
+pub enum Scope {
+    Cta,
+    Cluster,
+    Gpu,
+    Sys,
+}
+
+impl Scope {
+    pub fn ptx(self) -> &'static str {
+        match self {
+            Scope::Cta => "cta",
+            Scope::Cluster => "cluster",
+            Scope::Gpu => "gpu",
+            Scope::Sys => "sys",
+        }
+    }
+}
+
+/// Semantics of a memory operation or fence.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Sem {
+    /// A plain (weak) access: never morally strong.
+    Weak,
+    Relaxed,
+    Acquire,
+    Release,
+    AcqRel,
+    Sc,
+}
+
+impl Sem {
+    pub fn acquires(self) -> bool {
+        matches!(self, Sem::Acquire | Sem::AcqRel | Sem::Sc)
+    }
+    pub fn releases(self) -> bool {
+        matches!(self, Sem::Release | Sem::AcqRel | Sem::Sc)
+    }
+}
+
+/// State space named by an instruction (`Generic` when none).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Space {
+    Generic,
+    Global,
+    Shared,
+    Local,
+    Const,
+}
+
+/// A special register.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Special {
+    Tid(u8),
+    Ntid(u8),
+    Ctaid(u8),
+    Nctaid(u8),
+    LaneId,
+    WarpId,
+    NWarpId,
+    SmId,
+    Clock,
+    Clock64,
+    GlobalTimer,
+    ClusterCtaRank,
+    ClusterNCtaRank,
+    ClusterCtaId(u8),
+    ClusterNCtaId(u8),
+    ClusterId(u8),
+    NClusterId(u8),
+    LaneMaskEq,
+}
+
+/// A source operand.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Src {
+    Reg(u32),
+    Imm(u64),
+    Special(Special),
+    /// A `.local` variable of the current frame, at this offset of its local area.
+    Local(u64),
+}
+
+/// A memory address operand: base plus constant offset.
+#[derive(Clone, Copy, Debug)]
+pub struct Addr {
+    pub base: Src,
+    pub off: i64,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum BinOp {
+    Add,
+    Sub,
+    MulLo,
+    MulHi,
+    MulWide,
+    Div,
+    Rem,
+    And,
+    Or,
+    Xor,
+    Shl,
+    Shr,
+    Min,
+    Max,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum UnOp {
+    Mov,
+    Not,
+    Neg,
+    Abs,
+    Popc,
+    Clz,
+    Brev,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Cmp {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+}
+
+/// A read-modify-write operation of `atom`/`red`.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Rmw {
+    Add,
+    Exch,
+    Cas,
+    And,
+    Or,
+    Xor,
+    Min,
+    Max,
+    Inc,
+    Dec,
+}
+
+/// Callee of a call.
+#[derive(Clone, Copy, Debug)]
+pub enum Callee {
+    Direct(u32),
+    Indirect(Src),
+}
+
+/// A decoded instruction.
+#[derive(Clone, Debug)]
+pub enum Op {
+    Un(UnOp, Ty, u32, Src),
+    Bin(BinOp, Ty, u32, Src, Src),
+    Mad(bool, Ty, u32, Src, Src, Src),
+    Selp(Ty, u32, Src, Src, Src),
+    Setp(Cmp, Ty, u32, Src, Src),
+    PredBin(BinOp, u32, Src, Src),
+    Cvt(Ty, Ty, u32, Src),
+    /// `mov.b64 {lo, hi}, a` (None for `_`) / `mov.b32 {lo, hi}, a`.
+    Unpack(u8, Option<u32>, Option<u32>, Src),
+    Pack(u8, u32, Src, Src),
+    Cvta(bool, Space, u32, Src),
+    Isspacep(Space, u32, Src),
+    Ld(Space, Sem, Scope, Ty, u32, Addr),
+    St(Space, Sem, Scope, Ty, Addr, Src),
+    Atom(Space, Sem, Scope, Rmw, Ty, Option<u32>, Addr, Src, Src),
+    LdParam(Ty, u32, u32),
+    StParam(Ty, u32, Src),
+    Fence(Sem, Scope),
+    Bar(Src, Option<Src>),
+    MbInit(Addr, Src),
+    MbArrive(Option<u32>, Addr, Option<Src>, bool),
+    MbTestWait(u32, Addr, Src, bool),
+    MbInval(Addr),
+    Nanosleep(Src),
+    Trap,
+    Exit,
+    Ret,
+    Bra(u32),
+    Call(Callee, Vec<u32>, Vec<u32>),
+}
+
+/// One decoded instruction with its guard and where it came from.
+#[derive(Clone, Debug)]
+pub struct Inst {
+    pub guard: Option<(u32, bool)>,
+    pub op: Op,
+    pub line: u32,
+    pub src_line: u32,
+}
+
+/// Layout of one decoded function.
+#[derive(Clone, Debug)]
+pub struct FuncInfo {
+    pub entry: u32,
+    pub nregs: u32,
+    /// Size of the frame's parameter area; incoming parameters and return values first.
+    pub param_size: u32,
+    pub params: Vec<(u32, u32)>,
+    pub rets: Vec<(u32, u32)>,
+    pub local_size: u64,
+}
+
+/// What a symbol names, for decoding operands.
+#[derive(Clone, Copy, Debug)]
+pub enum Symbol {
+    /// A global or constant variable at this global address.
+    Global(u64),
+    /// A shared variable at this shared-space offset.
+    Shared(u64),
+    Func(u32),
+}
+
+/// The decoded program: every reachable function's instructions in one array.
+#[derive(Clone, Debug, Default)]
+pub struct Program {
+    pub insts: Vec<Inst>,
+    pub opcodes: Vec<String>,
+    pub funcs: Vec<FuncInfo>,
+    /// Module function index → decoded function index.
+    pub by_module_index: HashMap<u32, u32>,
+}
+
+struct FnDecoder<'a> {
+    regs: HashMap<String, u32>,
+    params: HashMap<String, (u32, u32)>,
+    param_size: u32,
+    locals: HashMap<String, u64>,
+    syms: &'a HashMap<String, Symbol>,
+    labels: HashMap<String, u32>,
+    /// Branches to patch: (instruction index, label).
+    fixups: Vec<(usize, String)>,
+    /// Functions called or whose address is taken: module indices.
+    reached: Vec<u32>,
+}
+
+fn err(i: &RawInstr, what: impl std::fmt::Display) -> SimError {
+    SimError::Unsupported(format!(
+        "unsupported instruction `{}` at PTX line {}: {what}",
+        i.opcode, i.line
+    ))
+}
+
+impl FnDecoder<'_> {
+    fn reg(&mut self, name: &str) -> u32 {
+        let n = self.regs.len() as u32;
+        *self.regs.entry(name.to_string()).or_insert(n)
+    }
+    fn dst(&mut self, i: &RawInstr, s: &str) -> Result<u32, SimError> {
+        if s.starts_with('%') {
+            Ok(self.reg(s))
+        } else {
+            Err(err(i, format!("`{s}` is not a register")))
+        }
+    }
+    fn src(&mut self, i: &RawInstr, s: &str) -> Result<Src, SimError> {
+        let s = s.trim();
+        if let Some(sp) = special(s) {
+            return Ok(Src::Special(sp));
+        }
+        if s.starts_with('%') {
+            return Ok(Src::Reg(self.reg(s)));
+        }
+        if let Some(v) = parse_int(s) {
+            return Ok(Src::Imm(v));
+        }
+        if let Some(f) = float_literal(s) {
+            return Ok(Src::Imm(f));
+        }
+        if let Some(&off) = self.locals.get(s) {
+            return Ok(Src::Local(off));
+        }
+        match self.syms.get(s) {
+            Some(Symbol::Global(a)) | Some(Symbol::Shared(a)) => Ok(Src::Imm(*a)),
+            Some(Symbol::Func(f)) => {
+                self.reached.push(*f);
+                Ok(Src::Imm(super::memory::func_addr(*f)))
+            }
+            None => Err(err(i, format!("unknown operand `{s}`"))),
+        }
+    }
+    fn addr(&mut self, i: &RawInstr, s: &str) -> Result<Addr, SimError> {
+        let inner = s
+            .trim()
+            .strip_prefix('[')
+            .and_then(|r| r.strip_suffix(']'))
+            .ok_or_else(|| err(i, format!("`{s}` is not an address")))?;
+        let (base, off) = match inner.rfind(['+', '-']).filter(|&p| p > 0) {
+            Some(p) => {
+                let o = parse_int(&inner[p + 1..])
+                    .ok_or_else(|| err(i, format!("bad offset in `{s}`")))?
+                    as i64;
+                (&inner[..p], if &inner[p..=p] == "-" { -o } else { o })
+            }
+            None => (inner, 0),
+        };
+        Ok(Addr {
+            base: self.src(i, base)?,
+            off,
+        })
+    }
+    fn param_slot(&mut self, i: &RawInstr, s: &str) -> Result<u32, SimError> {
+        let inner = s.trim().trim_start_matches('[').trim_end_matches(']');
+        let (name, off) = match inner.find('+') {
+            Some(p) => (&inner[..p], parse_int(&inner[p + 1..]).unwrap_or(0) as u32),
+            None => (inner, 0),
+        };
+        match self.params.get(name) {
+            Some(&(o, _)) => Ok(o + off),
+            None => Err(err(i, format!("unknown parameter `{name}`"))),
+        }
+    }
+    fn add_param(&mut self, name: &str, size: u32) -> u32 {
+        if let Some(&(o, _)) = self.params.get(name) {
+            return o;
+        }
+        let o = self.param_size.next_multiple_of(8);
+        self.param_size = o + size.max(1);
+        self.params.insert(name.to_string(), (o, size));
+        o
+    }
+}
+
+fn float_literal(s: &str) -> Option<u64> {
+    if s.contains('.') || s.contains('e') {
+        s.parse::<f64>().ok().map(f64::to_bits)
+    } else {
+        None
+    }
+}
+
+fn special(s: &str) -> Option<Special> {
+    let (base, dim) = match s.rsplit_once('.') {
+        Some((b, d)) if matches!(d, "x" | "y" | "z") => (b, d.as_bytes()[0] - b'x'),
+        _ => (s, 0),
+    };
+    Some(match base {
+        "%tid" => Special::Tid(dim),
+        "%ntid" => Special::Ntid(dim),
+        "%ctaid" => Special::Ctaid(dim),
+        "%nctaid" => Special::Nctaid(dim),
+        "%laneid" => Special::LaneId,
+        "%warpid" => Special::WarpId,
+        "%nwarpid" => Special::NWarpId,
+        "%smid" => Special::SmId,
+        "%clock" => Special::Clock,
+        "%clock64" => Special::Clock64,
+        "%globaltimer" => Special::GlobalTimer,
+        "%cluster_ctarank" => Special::ClusterCtaRank,
+        "%cluster_nctarank" => Special::ClusterNCtaRank,
+        "%cluster_ctaid" => Special::ClusterCtaId(dim),
+        "%cluster_nctaid" => Special::ClusterNCtaId(dim),
+        "%clusterid" => Special::ClusterId(dim),
+        "%nclusterid" => Special::NClusterId(dim),
+        "%lanemask_eq" => Special::LaneMaskEq,
+        _ => return None,
+    })
+}
+
+/// Qualifiers of a memory instruction, read from its dotted suffixes.
+struct Quals {
+    sem: Sem,
+    scope: Option<Scope>,
+    space: Space,
+    ty: Option<Ty>,
+    rmw: Option<Rmw>,
+    others: Vec<String>,
+}
+
+fn quals(parts: &[&str]) -> Quals {
+    let mut q = Quals {
+        sem: Sem::Weak,
+        scope: None,
+        space: Space::Generic,
+        ty: None,
+        rmw: None,
+        others: Vec::new(),
+    };
+    for p in parts {
+        match *p {
+            "relaxed" => q.sem = Sem::Relaxed,
+            "acquire" => q.sem = Sem::Acquire,
+            "release" => q.sem = Sem::Release,
+            "acq_rel" => q.sem = Sem::AcqRel,
+            "sc" => q.sem = Sem::Sc,
+            "volatile" => {
+                // ld/st.volatile: relaxed at system scope (PTX ISA, memory consistency model).
+                q.sem = Sem::Relaxed;
+                q.scope = Some(Scope::Sys);
+            }
+            "cta" => q.scope = Some(Scope::Cta),
+            "cluster" => q.scope = Some(Scope::Cluster),
+            "gpu" => q.scope = Some(Scope::Gpu),
+            "sys" => q.scope = Some(Scope::Sys),
+            "global" => q.space = Space::Global,
+            "shared" | "shared::cta" | "shared::cluster" => q.space = Space::Shared,
+            "local" => q.space = Space::Local,
+            "const" => q.space = Space::Const,
+            "add" => q.rmw = Some(Rmw::Add),
+            "exch" => q.rmw = Some(Rmw::Exch),
+            "cas" => q.rmw = Some(Rmw::Cas),
+            "and" => q.rmw = Some(Rmw::And),
+            "or" => q.rmw = Some(Rmw::Or),
+            "xor" => q.rmw = Some(Rmw::Xor),
+            "min" => q.rmw = Some(Rmw::Min),
+            "max" => q.rmw = Some(Rmw::Max),
+            "inc" => q.rmw = Some(Rmw::Inc),
+            "dec" => q.rmw = Some(Rmw::Dec),
+            "nc" | "ca" | "cg" | "cs" | "lu" | "cv" | "wb" | "wt" | "aligned" | "noftz" | "ftz" => {
+            }
+            t => match Ty::parse(t) {
+                Some(ty) => q.ty = Some(ty),
+                None => q.others.push(t.to_string()),
+            },
+        }
+    }
+    q
+}
+
+fn need(i: &RawInstr, n: usize) -> Result<&[String], SimError> {
+    if i.operands.len() < n {
+        Err(err(i, format!("expected {n} operands")))
+    } else {
+        Ok(&i.operands)
+    }
+}
+
+fn decode_one(d: &mut FnDecoder, i: &RawInstr, at: usize) -> Result<Op, SimError> {
+    let parts: Vec<&str> = i.opcode.split('.').collect();
+    let base = parts[0];
+    let rest = &parts[1..];
+    let ty_last = rest.last().and_then(|t| Ty::parse(t));
+    let o = &i.operands;
+    let op = match base {
+        "mov" => {
+            let ty = ty_last.ok_or_else(|| err(i, "no type"))?;
+            need(i, 2)?;
+            if o[0].starts_with('{') {
+                let inner: Vec<&str> = o[0]
+                    .trim_matches(|c| c == '{' || c == '}')
+                    .split(',')
+                    .map(str::trim)
+                    .collect();
+                let mut reg = |s: &str| (s != "_").then(|| d.reg(s));
+                let (lo, hi) = (reg(inner[0]), reg(inner.get(1).copied().unwrap_or("_")));
+                Op::Unpack(ty.bytes, lo, hi, d.src(i, &o[1])?)
+            } else if o[1].starts_with('{') {
+                let inner: Vec<&str> = o[1]
+                    .trim_matches(|c| c == '{' || c == '}')
+                    .split(',')
+                    .map(str::trim)
+                    .collect();
+                let (lo, hi) = (d.src(i, inner[0])?, d.src(i, inner[1])?);
+                Op::Pack(ty.bytes, d.dst(i, &o[0])?, lo, hi)
+            } else {
+                Op::Un(UnOp::Mov, ty, d.dst(i, &o[0])?, d.src(i, &o[1])?)
+            }
+        }
+        "not" | "neg" | "abs" | "popc" | "clz" | "brev" | "cnot" => {
+            need(i, 2)?;
+            let ty = ty_last.ok_or_else(|| err(i, "no type"))?;
+            let u = match base {
+                "not" => UnOp::Not,
+                "neg" => UnOp::Neg,
+                "abs" => UnOp::Abs,
+                "popc" => UnOp::Popc,
+                "clz" => UnOp::Clz,
+                "brev" => UnOp::Brev,
+                _ => return Err(err(i, "not supported")),
+            };
+            if rest.last() == Some(&"pred") {
+                // not.pred: logical not of a predicate.
+                Op::Bin(
+                    BinOp::Xor,
+                    Ty::PRED,
+                    d.dst(i, &o[0])?,
+                    d.src(i, &o[1])?,
+                    Src::Imm(1),
+                )
+            } else {
+                Op::Un(u, ty, d.dst(i, &o[0])?, d.src(i, &o[1])?)
+            }
+        }
+        "add" | "sub" | "mul" | "div" | "rem" | "and" | "or" | "xor" | "shl" | "shr" | "min"
+        | "max" => {
+            need(i, 3)?;
+            let ty = ty_last.ok_or_else(|| err(i, "no type"))?;
+            let b = match (base, rest.first().copied()) {
+                ("add", _) => BinOp::Add,
+                ("sub", _) => BinOp::Sub,
+                ("mul", Some("hi")) => BinOp::MulHi,
+                ("mul", Some("wide")) => BinOp::MulWide,
+                ("mul", _) => BinOp::MulLo,
+                ("div", _) => BinOp::Div,
+                ("rem", _) => BinOp::Rem,
+                ("and", _) => BinOp::And,
+                ("or", _) => BinOp::Or,
+                ("xor", _) => BinOp::Xor,
+                ("shl", _) => BinOp::Shl,
+                ("shr", _) => BinOp::Shr,
+                ("min", _) => BinOp::Min,
+                _ => BinOp::Max,
+            };
+            let (dd, a, bb) = (d.dst(i, &o[0])?, d.src(i, &o[1])?, d.src(i, &o[2])?);
+            if rest.last() == Some(&"pred") {
+                Op::PredBin(b, dd, a, bb)
+            } else {
+                Op::Bin(b, ty, dd, a, bb)
+            }
+        }
+        "mad" | "fma" => {
+            need(i, 4)?;
+            let ty = ty_last.ok_or_else(|| err(i, "no type"))?;
+            let hi = rest.first() == Some(&"hi");
+            if rest.first() == Some(&"wide") {
+                return Err(err(i, "mad.wide is not supported"));
+            }
+            Op::Mad(
+                hi,
+                ty,
+                d.dst(i, &o[0])?,
+                d.src(i, &o[1])?,
+                d.src(i, &o[2])?,
+                d.src(i, &o[3])?,
+            )
+        }
+        "selp" => {
+            need(i, 4)?;
+            let ty = ty_last.ok_or_else(|| err(i, "no type"))?;
+            Op::Selp(
+                ty,
+                d.dst(i, &o[0])?,
+                d.src(i, &o[1])?,
+                d.src(i, &o[2])?,
+                d.src(i, &o[3])?,
+            )
+        }
+        "setp" => {
+            need(i, 3)?;
+            if rest.len() != 2 {
+                return Err(err(i, "only setp.CMP.TYPE is supported"));
+            }
+            let ty = ty_last.ok_or_else(|| err(i, "no type"))?;
+            let (cmp, ty) = match rest[0] {
+                "eq" | "equ" => (Cmp::Eq, ty),
+                "ne" | "neu" => (Cmp::Ne, ty),
+                "lt" | "ltu" => (Cmp::Lt, ty),
+                "le" | "leu" => (Cmp::Le, ty),
+                "gt" | "gtu" => (Cmp::Gt, ty),
+                "ge" | "geu" => (Cmp::Ge, ty),
+                "lo" => (
+                    Cmp::Lt,
+                    Ty {
+                        kind: Kind::U,
+                        ..ty
+                    },
+                ),
+                "ls" => (
+                    Cmp::Le,
+                    Ty {
+                        kind: Kind::U,
+                        ..ty
+                    },
+                ),
+                "hi" => (
+                    Cmp::Gt,
+                    Ty {
+                        kind: Kind::U,
+                        ..ty
+                    },
+                ),
+                "hs" => (
+                    Cmp::Ge,
+                    Ty {
+                        kind: Kind::U,
+                        ..ty
+                    },
+                ),
+                c => return Err(err(i, format!("comparison `{c}`"))),
+            };
+            if o[0].contains('|') {
+                return Err(err(i, "setp with two destinations"));
+            }
+            Op::Setp(
+                cmp,
+                ty,
+                d.dst(i, &o[0])?,
+                d.src(i, &o[1])?,
+                d.src(i, &o[2])?,
+            )
+        }
+        "cvt" => {
+            need(i, 2)?;
+            let tys: Vec<Ty> = rest.iter().filter_map(|t| Ty::parse(t)).collect();
+            if tys.len() != 2 {
+                return Err(err(i, "cvt needs two types"));
+            }
+            Op::Cvt(tys[0], tys[1], d.dst(i, &o[0])?, d.src(i, &o[1])?)
+        }
+        "cvta" => {
+            need(i, 2)?;
+            let to = rest.first() == Some(&"to");
+            let q = quals(rest);
+            Op::Cvta(to, q.space, d.dst(i, &o[0])?, d.src(i, &o[1])?)
+        }
+        "isspacep" => {
+            need(i, 2)?;
+            Op::Isspacep(quals(rest).space, d.dst(i, &o[0])?, d.src(i, &o[1])?)
+        }
+        "ld" | "st" if rest.first() == Some(&"param") => {
+            need(i, 2)?;
+            let ty = ty_last.ok_or_else(|| err(i, "no type"))?;
+            if base == "ld" {
+                Op::LdParam(ty, d.dst(i, &o[0])?, d.param_slot(i, &o[1])?)
+            } else {
+                Op::StParam(ty, d.param_slot(i, &o[0])?, d.src(i, &o[1])?)
+            }
+        }
+        "ld" | "st" => {
+            need(i, 2)?;
+            let q = quals(rest);
+            if let Some(x) = q.others.first() {
+                return Err(err(i, format!("qualifier `.{x}`")));
+            }
+            let ty = q.ty.ok_or_else(|| err(i, "no type"))?;
+            let scope = q.scope.unwrap_or(Scope::Sys);
+            if q.sem != Sem::Weak && q.scope.is_none() {
+                return Err(err(i, "a strong access needs a scope"));
+            }
+            if base == "ld" {
+                Op::Ld(
+                    q.space,
+                    q.sem,
+                    scope,
+                    ty,
+                    d.dst(i, &o[0])?,
+                    d.addr(i, &o[1])?,
+                )
+            } else {
+                Op::St(
+                    q.space,
+                    q.sem,
+                    scope,
+                    ty,
+                    d.addr(i, &o[0])?,
+                    d.src(i, &o[1])?,
+                )
+            }
+        }
+        "atom" | "red" => {
+            let q = quals(rest);
+            if let Some(x) = q.others.first() {
+                return Err(err(i, format!("qualifier `.{x}`")));
+            }
+            let ty = q.ty.ok_or_else(|| err(i, "no type"))?;
+            let rmw = q.rmw.ok_or_else(|| err(i, "no operation"))?;
+            // Without .sem and scope, atom is relaxed at gpu scope (PTX ISA).
+            let sem = if q.sem == Sem::Weak {
+                Sem::Relaxed
+            } else {
+                q.sem
+            };
+            let scope = q.scope.unwrap_or(Scope::Gpu);
+            if base == "atom" {
+                need(i, if rmw == Rmw::Cas { 4 } else { 3 })?;
+                let c = if rmw == Rmw::Cas {
+                    d.src(i, &o[3])?
+                } else {
+                    Src::Imm(0)
+                };
+                Op::Atom(
+                    q.space,
+                    sem,
+                    scope,
+                    rmw,
+                    ty,
+                    Some(d.dst(i, &o[0])?),
+                    d.addr(i, &o[1])?,
+                    d.src(i, &o[2])?,
+                    c,
+                )
+            } else {
+                need(i, 2)?;
+                let (a, b) = (d.addr(i, &o[0])?, d.src(i, &o[1])?);
+                Op::Atom(q.space, sem, scope, rmw, ty, None, a, b, Src::Imm(0))
+            }
+        }
+        "fence" | "membar" => {
+            let q = quals(rest);
+            let scope = match rest.last().copied() {
+                Some("gl") => Scope::Gpu,
+                _ => q.scope.ok_or_else(|| err(i, "no scope"))?,
+            };
+            let sem = if base == "membar" || q.sem == Sem::Weak {
+                Sem::Sc
+            } else {
+                q.sem
+            };
+            if !q.others.is_empty() {
+                return Err(err(i, format!("qualifier `.{}`", q.others[0])));
+            }
+            Op::Fence(sem, scope)
+        }
+        "bar" | "barrier" => {
+            let kind = rest.first().copied().unwrap_or("sync");
+            if !matches!(kind, "sync" | "aligned") || rest.contains(&"red") {
+                return Err(err(i, format!("barrier form `.{kind}`")));
+            }
+            need(i, 1)?;
+            let count = match o.get(1) {
+                Some(c) => Some(d.src(i, c)?),
+                None => None,
+            };
+            Op::Bar(d.src(i, &o[0])?, count)
+        }
+        "mbarrier" => {
+            let form = rest.first().copied().unwrap_or("");
+            let parity = rest.contains(&"parity");
+            match form {
+                "init" => {
+                    need(i, 2)?;
+                    Op::MbInit(d.addr(i, &o[0])?, d.src(i, &o[1])?)
+                }
+                "arrive" | "arrive_drop" => {
+                    if rest.contains(&"expect_tx") || rest.contains(&"noComplete") {
+                        return Err(err(i, "this mbarrier form"));
+                    }
+                    need(i, 2)?;
+                    let dst = if o[0] == "_" {
+                        None
+                    } else {
+                        Some(d.dst(i, &o[0])?)
+                    };
+                    let count = match o.get(2) {
+                        Some(c) => Some(d.src(i, c)?),
+                        None => None,
+                    };
+                    Op::MbArrive(dst, d.addr(i, &o[1])?, count, form == "arrive_drop")
+                }
+                "test_wait" | "try_wait" => {
+                    need(i, 3)?;
+                    Op::MbTestWait(
+                        d.dst(i, &o[0])?,
+                        d.addr(i, &o[1])?,
+                        d.src(i, &o[2])?,
+                        parity,
+                    )
+                }
+                "inval" => {
+                    need(i, 1)?;
+                    Op::MbInval(d.addr(i, &o[0])?)
+                }
+                _ => return Err(err(i, "this mbarrier form")),
+            }
+        }
+        "nanosleep" => {
+            need(i, 1)?;
+            Op::Nanosleep(d.src(i, &o[0])?)
+        }
+        "trap" => Op::Trap,
+        "exit" => Op::Exit,
+        "ret" => Op::Ret,
+        "bra" => {
+            need(i, 1)?;
+            d.fixups.push((at, o[0].clone()));
+            Op::Bra(0)
+        }
+        "call" => {
+            // call{.uni} (rets), target, (args){, prototype};
+            let mut ops = o.iter().map(String::as_str).collect::<Vec<_>>();
+            let mut rets = Vec::new();
+            if ops.first().is_some_and(|s| s.starts_with('(')) && ops.len() >= 2 {
+                let r = ops.remove(0);
+                for name in r.trim_matches(|c| c == '(' || c == ')').split(',') {
+                    let name = name.trim();
+                    if !name.is_empty() {
+                        rets.push(d.param_slot(i, name)?);
+                    }
+                }
+            }
+            let target = ops.first().ok_or_else(|| err(i, "no call target"))?;
+            let callee = if target.starts_with('%') {
+                Callee::Indirect(d.src(i, target)?)
+            } else {
+                match d.syms.get(*target) {
+                    Some(Symbol::Func(f)) => {
+                        d.reached.push(*f);
+                        Callee::Direct(*f)
+                    }
+                    _ => return Err(err(i, format!("call to unknown function `{target}`"))),
+                }
+            };
+            let mut args = Vec::new();
+            if let Some(a) = ops.get(1).filter(|a| a.starts_with('(')) {
+                for name in a.trim_matches(|c| c == '(' || c == ')').split(',') {
+                    let name = name.trim();
+                    if !name.is_empty() {
+                        args.push(d.param_slot(i, name)?);
+                    }
+                }
+            }
+            Op::Call(callee, args, rets)
+        }
+        _ => return Err(err(i, "not supported by the simulator")),
+    };
+    Ok(op)
+}
+
+/// Decodes function `index` of `funcs` into `prog`, returning its decoded index and the module
+/// indices of the functions it reaches.
+pub fn decode_func(
+    prog: &mut Program,
+    funcs: &[Func],
+    index: u32,
+    syms: &HashMap<String, Symbol>,
+) -> Result<(u32, Vec<u32>), SimError> {
+    if let Some(&d) = prog.by_module_index.get(&index) {
+        return Ok((d, Vec::new()));
+    }
+    let f = &funcs[index as usize];
+    let body = f.body.as_ref().ok_or_else(|| {
+        SimError::BadInput(format!(
+            "function `{}` is declared but not defined in this PTX",
+            f.name
+        ))
+    })?;
+    let mut d = FnDecoder {
+        regs: HashMap::new(),
+        params: HashMap::new(),
+        param_size: 0,
+        locals: HashMap::new(),
+        syms,
+        labels: HashMap::new(),
+        fixups: Vec::new(),
+        reached: Vec::new(),
+    };
+    let params = f
+        .params
+        .iter()
+        .map(|p| (d.add_param(&p.name, p.size), p.size))
+        .collect();
+    let rets = f
+        .rets
+        .iter()
+        .map(|p| (d.add_param(&p.name, p.size), p.size))
+        .collect();
+    let mut local_size = 0u64;
+    for s in body {
+        match s {
+            Stmt::Local(v) => {
+                let off = local_size.next_multiple_of(v.align.max(1));
+                local_size = off + v.size;
+                d.locals.insert(v.name.clone(), off);
+            }
+            Stmt::Param(p) => {
+                d.add_param(&p.name, p.size);
+            }
+            _ => {}
+        }
+    }
+    let entry = prog.insts.len() as u32;
+    let dec_index = prog.funcs.len() as u32;
+    prog.by_module_index.insert(index, dec_index);
+    for s in body {
+        match s {
+            Stmt::Label(l) => {
+                d.labels.insert(l.clone(), prog.insts.len() as u32);
+            }
+            Stmt::Instr(raw) => {
+                let at = prog.insts.len();
+                let op = decode_one(&mut d, raw, at)?;
+                let guard = raw.guard.as_ref().map(|(neg, p)| (d.reg(p), *neg));
+                prog.insts.push(Inst {
+                    guard,
+                    op,
+                    line: raw.line,
+                    src_line: raw.src_line,
+                });
+                prog.opcodes.push(raw.opcode.clone());
+            }
+            _ => {}
+        }
+    }
+    // A body that falls off its end returns.
+    prog.insts.push(Inst {
+        guard: None,
+        op: Op::Ret,
+        line: f.line,
+        src_line: 0,
+    });
+    prog.opcodes.push("ret".into());
+    for (at, label) in std::mem::take(&mut d.fixups) {
+        let target = *d.labels.get(&label).ok_or_else(|| {
+            SimError::BadInput(format!(
+                "branch to unknown label `{label}` at PTX line {}",
+                prog.insts[at].line
+            ))
+        })?;
+        prog.insts[at].op = Op::Bra(target);
+    }
+    prog.funcs.push(FuncInfo {
+        entry,
+        nregs: d.regs.len() as u32,
+        param_size: d.param_size,
+        params,
+        rets,
+        local_size,
+    });
+    Ok((dec_index, d.reached))
+}

@@ -1,0 +1,715 @@
+//! The interpreter: runs one thread from its program counter until it has done a memory
+//! operation others can see (the scheduler's interleaving point), blocks at a barrier, exits or
+//! faults. Memory accesses go through [`World::access`]: bounds, alignment, live mbarriers and
+//! the race detector.
+
+use super::decode::{Callee, Inst, Op, Program, Scope, Sem, Space, Special, Src};
+use super::memory::{self, LOCAL_WINDOW, Loc, Memory, SHARED_WINDOW};
+use super::race::{Access, Race, RaceHit};
+use super::values::{binary, compare, convert, rmw, sext, unary};
+
+/// A call frame.
+#[derive(Clone, Debug)]
+pub struct Frame {
+    pub func: u32,
+    pub reg_base: u32,
+    pub param_base: u32,
+    pub local_base: u64,
+    pub ret_pc: u32,
+    /// The caller's slots that receive this frame's return values.
+    pub ret_to: Vec<u32>,
+}
+
+/// Scheduling state of a thread.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum State {
+    Ready,
+    /// Waiting at barrier `id` of its CTA.
+    AtBarrier(u32),
+    Done,
+}
+
+/// A simulated device thread.
+#[derive(Clone, Debug)]
+pub struct Thread {
+    pub regs: Vec<u64>,
+    pub params: Vec<u8>,
+    pub local: Vec<u8>,
+    pub frames: Vec<Frame>,
+    pub pc: u32,
+    pub state: State,
+    pub cta: u32,
+    pub tid: [u32; 3],
+    pub ctaid: [u32; 3],
+    /// Linear index in its CTA (lane = this % 32).
+    pub lin: u32,
+    /// Register base of the current frame (cached from `frames`).
+    pub base: u32,
+    /// Recent (address, value) pairs read: a read that repeats one is spinning, not progress.
+    pub recent: [(u64, u64); 4],
+    pub recent_at: usize,
+}
+
+/// What stopped a thread's run.
+#[derive(Debug)]
+pub enum Event {
+    /// It did a visible memory operation (or slept): another thread may go next.
+    Yield,
+    /// It arrived at barrier `id` (with an expected count, if given).
+    Barrier(u32, Option<u32>),
+    Exited,
+    Fault(String),
+}
+
+/// Everything but the thread: program, memory, race state, clocks.
+pub struct World<'p> {
+    pub prog: &'p Program,
+    pub mem: Memory,
+    pub race: Option<Race>,
+    pub grid: [u32; 3],
+    pub block: [u32; 3],
+    /// Simulated time in nanoseconds (`%globaltimer`): one per instruction, plus sleeps.
+    pub time: u64,
+    pub instructions: u64,
+    /// Set when an operation changed what other threads can observe.
+    pub progress: bool,
+    /// Per live mbarrier (parallel to `mem.mbarriers`): clock of the current phase's arrivals
+    /// and of the completed phases.
+    pub mb_clocks: Vec<(Vec<u32>, Vec<u32>)>,
+    /// A race completed by the last step, reported by the scheduler.
+    pub race_hit: Option<(RaceHit, u64)>,
+}
+
+#[inline]
+fn dim(v: [u32; 3], d: u8) -> u64 {
+    u64::from(v[d as usize])
+}
+
+impl Thread {
+    #[inline]
+    fn base(&self) -> usize {
+        self.base as usize
+    }
+
+    /// Records a read; true when it repeats a recent one (spinning).
+    pub fn seen(&mut self, addr: u64, v: u64) -> bool {
+        if self.recent.contains(&(addr, v)) {
+            return true;
+        }
+        self.recent[self.recent_at] = (addr, v);
+        self.recent_at = (self.recent_at + 1) % self.recent.len();
+        false
+    }
+}
+
+impl World<'_> {
+    #[inline(always)]
+    fn val(&self, th: &Thread, s: Src) -> u64 {
+        match s {
+            Src::Reg(r) => th.regs[th.base() + r as usize],
+            Src::Imm(v) => v,
+            Src::Local(off) => th.frames.last().map_or(0, |f| f.local_base) + off,
+            Src::Special(sp) => self.special(th, sp),
+        }
+    }
+
+    #[inline(never)]
+    fn special(&self, th: &Thread, sp: Special) -> u64 {
+        let block_threads = self.block.iter().product::<u32>();
+        match sp {
+            Special::Tid(d) => dim(th.tid, d),
+            Special::Ntid(d) => dim(self.block, d),
+            Special::Ctaid(d) | Special::ClusterId(d) => dim(th.ctaid, d),
+            Special::Nctaid(d) | Special::NClusterId(d) => dim(self.grid, d),
+            Special::LaneId => u64::from(th.lin % 32),
+            Special::WarpId => u64::from(th.lin / 32),
+            Special::NWarpId => u64::from(block_threads.div_ceil(32)),
+            Special::SmId => u64::from(th.cta % 132),
+            Special::Clock => self.time & 0xffff_ffff,
+            Special::Clock64 | Special::GlobalTimer => self.time,
+            Special::ClusterCtaRank | Special::ClusterCtaId(_) => 0,
+            Special::ClusterNCtaRank | Special::ClusterNCtaId(_) => 1,
+            Special::LaneMaskEq => 1 << (th.lin % 32),
+        }
+    }
+
+    #[inline(always)]
+    fn set(th: &mut Thread, r: u32, v: u64) {
+        let b = th.base();
+        th.regs[b + r as usize] = v;
+    }
+
+    /// Resolves and checks an access; `strong`/`scope` feed the race detector.
+    #[allow(clippy::too_many_arguments)]
+    pub fn access(
+        &mut self,
+        (cta, local_len): (u32, u64),
+        t: u32,
+        space: Space,
+        addr: u64,
+        size: u64,
+        write: bool,
+        strong: bool,
+        scope: Scope,
+        inst: u32,
+    ) -> Result<Loc, Event> {
+        let loc = self
+            .mem
+            .resolve(space, addr, size, cta, local_len)
+            .map_err(Event::Fault)?;
+        if let Loc::Shared(off) = loc
+            && !self.mem.mbarriers.is_empty()
+            && self.mem.mbarrier_at(cta, off, size as u32).is_some()
+        {
+            return Err(Event::Fault(format!(
+                "{}-byte {} of shared offset {off:#x}, inside a live mbarrier object (only mbarrier instructions may access it until mbarrier.inval)",
+                size,
+                if write { "write" } else { "read" }
+            )));
+        }
+        if let Some(race) = &mut self.race {
+            let (area, off) = match loc {
+                Loc::Global(r, o) => (u64::from(r), o),
+                Loc::Shared(o) => ((1 << 32) | u64::from(cta), o),
+                Loc::Local(_) => return Ok(loc),
+            };
+            let mask = (((1u32 << size) - 1) << (off % 8)) as u8;
+            let a = Access {
+                tid: t,
+                write,
+                strong,
+                scope,
+                inst,
+            };
+            if let Some(hit) = race.access(area, off / 8, mask, a) {
+                // The access still happens; the scheduler reports the race after the step.
+                self.race_hit.get_or_insert((hit, addr));
+            }
+        }
+        Ok(loc)
+    }
+
+    pub fn bytes<'a>(&'a mut self, th: &'a mut Thread, loc: Loc) -> (&'a mut [u8], usize) {
+        match loc {
+            Loc::Global(r, o) => (&mut self.mem.regions[r as usize].data, o as usize),
+            Loc::Shared(o) => (&mut self.mem.shared[th.cta as usize], o as usize),
+            Loc::Local(o) => (&mut th.local, o as usize),
+        }
+    }
+
+    /// Key of a location for synchronisation clocks.
+    pub fn sync_key(cta: u32, loc: Loc) -> u64 {
+        match loc {
+            Loc::Global(r, o) => memory::region_base(r) + u64::from(o),
+            Loc::Shared(o) => (1 << 63) | (u64::from(cta) << 32) | u64::from(o),
+            Loc::Local(o) => (1 << 62) | o,
+        }
+    }
+
+    fn fault_mb(&self, what: &str) -> Event {
+        Event::Fault(what.to_string())
+    }
+
+    /// The live mbarrier at a generic or shared address, for an mbarrier instruction.
+    fn mbarrier(&mut self, th: &Thread, a: u64) -> Result<usize, Event> {
+        let loc = self
+            .mem
+            .resolve(Space::Generic, a, 8, th.cta, th.local.len() as u64)
+            .or_else(|_| {
+                self.mem
+                    .resolve(Space::Shared, a, 8, th.cta, th.local.len() as u64)
+            })
+            .map_err(Event::Fault)?;
+        let Loc::Shared(off) = loc else {
+            return Err(self.fault_mb(&format!(
+                "mbarrier instruction on {a:#x}, which is not shared memory (mbarrier objects live in shared memory)"
+            )));
+        };
+        match self
+            .mem
+            .mbarriers
+            .iter()
+            .position(|m| m.cta == th.cta && m.off == off)
+        {
+            Some(i) => Ok(i),
+            None => Err(self.fault_mb(&format!(
+                "mbarrier instruction on shared offset {off:#x}, where no mbarrier is initialised"
+            ))),
+        }
+    }
+
+    /// Runs thread `t` until an interleaving point.
+    pub fn run(&mut self, th: &mut Thread, t: u32) -> Event {
+        let prog = self.prog;
+        let mut budget: u32 = 1 << 24;
+        loop {
+            budget -= 1;
+            if budget == 0 {
+                return Event::Yield;
+            }
+            let pc = th.pc;
+            let inst: &Inst = &prog.insts[pc as usize];
+            self.instructions += 1;
+            self.time += 1;
+            th.pc = pc + 1;
+            if let Some((p, neg)) = inst.guard
+                && (th.regs[th.base() + p as usize] != 0) == neg
+            {
+                continue;
+            }
+            match &inst.op {
+                Op::Un(op, ty, d, a) => {
+                    let v = unary(*op, *ty, self.val(th, *a));
+                    Self::set(th, *d, v);
+                }
+                Op::Bin(op, ty, d, a, b) => {
+                    let (x, y) = (self.val(th, *a), self.val(th, *b));
+                    match binary(*op, *ty, x, y) {
+                        Ok(v) => Self::set(th, *d, v),
+                        Err(e) => return Event::Fault(format!("{e} is not supported")),
+                    }
+                }
+                Op::Mad(hi, ty, d, a, b, c) => {
+                    let (x, y, z) = (self.val(th, *a), self.val(th, *b), self.val(th, *c));
+                    let v = if ty.kind == super::decode::Kind::F {
+                        if ty.bytes == 4 {
+                            u64::from(
+                                f32::from_bits(x as u32)
+                                    .mul_add(f32::from_bits(y as u32), f32::from_bits(z as u32))
+                                    .to_bits(),
+                            )
+                        } else {
+                            f64::from_bits(x)
+                                .mul_add(f64::from_bits(y), f64::from_bits(z))
+                                .to_bits()
+                        }
+                    } else {
+                        let op = if *hi {
+                            super::decode::BinOp::MulHi
+                        } else {
+                            super::decode::BinOp::MulLo
+                        };
+                        let p = binary(op, *ty, x, y).unwrap_or(0);
+                        p.wrapping_add(z) & ty.mask()
+                    };
+                    Self::set(th, *d, v);
+                }
+                Op::Selp(ty, d, a, b, c) => {
+                    let v = if self.val(th, *c) != 0 {
+                        self.val(th, *a)
+                    } else {
+                        self.val(th, *b)
+                    };
+                    Self::set(th, *d, v & ty.mask());
+                }
+                Op::Setp(cmp, ty, d, a, b) => {
+                    let v = compare(*cmp, *ty, self.val(th, *a), self.val(th, *b));
+                    Self::set(th, *d, u64::from(v));
+                }
+                Op::PredBin(op, d, a, b) => {
+                    let (x, y) = (self.val(th, *a) != 0, self.val(th, *b) != 0);
+                    let v = match op {
+                        super::decode::BinOp::And => x & y,
+                        super::decode::BinOp::Or => x | y,
+                        _ => x ^ y,
+                    };
+                    Self::set(th, *d, u64::from(v));
+                }
+                Op::Cvt(dt, st, d, a) => {
+                    let v = convert(*dt, *st, self.val(th, *a));
+                    Self::set(th, *d, v);
+                }
+                Op::Unpack(bytes, lo, hi, a) => {
+                    let v = self.val(th, *a);
+                    let half = u32::from(*bytes) * 4;
+                    let m = (1u64 << half) - 1;
+                    if let Some(l) = lo {
+                        Self::set(th, *l, v & m);
+                    }
+                    if let Some(h) = hi {
+                        Self::set(th, *h, (v >> half) & m);
+                    }
+                }
+                Op::Pack(bytes, d, lo, hi) => {
+                    let half = u32::from(*bytes) * 4;
+                    let m = (1u64 << half) - 1;
+                    let v = (self.val(th, *lo) & m) | ((self.val(th, *hi) & m) << half);
+                    Self::set(th, *d, v);
+                }
+                Op::Cvta(to, space, d, a) => {
+                    let v = self.val(th, *a);
+                    let window = match space {
+                        Space::Shared => SHARED_WINDOW,
+                        Space::Local => LOCAL_WINDOW,
+                        _ => 0,
+                    };
+                    let r = if *to {
+                        v.wrapping_sub(window)
+                    } else {
+                        v.wrapping_add(window)
+                    };
+                    Self::set(th, *d, r);
+                }
+                Op::Isspacep(space, d, a) => {
+                    let v = self.val(th, *a);
+                    let s = memory::classify(v).map(|(s, _)| s);
+                    let r = match space {
+                        Space::Global | Space::Const => s == Some(Space::Global),
+                        other => s == Some(*other),
+                    };
+                    Self::set(th, *d, u64::from(r));
+                }
+                Op::LdParam(ty, d, slot) => {
+                    let base = th.frames.last().map_or(0, |f| f.param_base) as usize;
+                    let off = base + *slot as usize;
+                    let v = memory::read(&th.params, off, u64::from(ty.bytes));
+                    let v = if ty.kind == super::decode::Kind::S {
+                        sext(v, ty.bytes) as u64
+                    } else {
+                        v
+                    };
+                    Self::set(th, *d, v);
+                }
+                Op::StParam(ty, slot, a) => {
+                    let v = self.val(th, *a);
+                    let base = th.frames.last().map_or(0, |f| f.param_base) as usize;
+                    memory::write(
+                        &mut th.params,
+                        base + *slot as usize,
+                        u64::from(ty.bytes),
+                        v,
+                    );
+                }
+                Op::Ld(space, sem, scope, ty, d, a) => {
+                    let addr = self.val(th, a.base).wrapping_add(a.off as u64);
+                    let size = u64::from(ty.bytes);
+                    let strong = *sem != Sem::Weak;
+                    let loc = match self.access(
+                        (th.cta, th.local.len() as u64),
+                        t,
+                        *space,
+                        addr,
+                        size,
+                        false,
+                        strong,
+                        *scope,
+                        pc,
+                    ) {
+                        Ok(l) => l,
+                        Err(e) => return e,
+                    };
+                    let (bytes, off) = self.bytes(th, loc);
+                    let raw = memory::read(bytes, off, size);
+                    let v = if ty.kind == super::decode::Kind::S {
+                        sext(raw, ty.bytes) as u64
+                    } else {
+                        raw
+                    };
+                    Self::set(th, *d, v);
+                    if matches!(loc, Loc::Local(_)) {
+                        continue;
+                    }
+                    if strong && let Some(race) = &mut self.race {
+                        let key = Self::sync_key(th.cta, loc);
+                        race.read_sync(key, t, *scope, sem.acquires());
+                    }
+                    if !th.seen(addr, raw) {
+                        self.progress = true;
+                    }
+                    return Event::Yield;
+                }
+                Op::St(space, sem, scope, ty, a, v) => {
+                    let addr = self.val(th, a.base).wrapping_add(a.off as u64);
+                    let value = self.val(th, *v);
+                    let size = u64::from(ty.bytes);
+                    let strong = *sem != Sem::Weak;
+                    let loc = match self.access(
+                        (th.cta, th.local.len() as u64),
+                        t,
+                        *space,
+                        addr,
+                        size,
+                        true,
+                        strong,
+                        *scope,
+                        pc,
+                    ) {
+                        Ok(l) => l,
+                        Err(e) => return e,
+                    };
+                    let (bytes, off) = self.bytes(th, loc);
+                    let old = memory::read(bytes, off, size);
+                    memory::write(bytes, off, size, value);
+                    if matches!(loc, Loc::Local(_)) {
+                        continue;
+                    }
+                    if let Some(race) = &mut self.race {
+                        let key = Self::sync_key(th.cta, loc);
+                        if strong {
+                            race.write_sync(key, t, *scope, sem.releases(), false);
+                        } else {
+                            race.write_sync(key, t, *scope, false, false);
+                        }
+                    }
+                    if old != value & ty.mask() {
+                        self.progress = true;
+                    }
+                    return Event::Yield;
+                }
+                Op::Atom(space, sem, scope, op, ty, d, a, b, c) => {
+                    let addr = self.val(th, a.base).wrapping_add(a.off as u64);
+                    let (b, c) = (self.val(th, *b), self.val(th, *c));
+                    let size = u64::from(ty.bytes);
+                    let loc = match self.access(
+                        (th.cta, th.local.len() as u64),
+                        t,
+                        *space,
+                        addr,
+                        size,
+                        true,
+                        true,
+                        *scope,
+                        pc,
+                    ) {
+                        Ok(l) => l,
+                        Err(e) => return e,
+                    };
+                    if let Loc::Local(_) = loc {
+                        return Event::Fault(format!(
+                            "atomic operation on local memory at {addr:#x} (atom/red are defined on global and shared memory only)"
+                        ));
+                    }
+                    let (bytes, off) = self.bytes(th, loc);
+                    let old = memory::read(bytes, off, size);
+                    let new = rmw(*op, *ty, old, b, c);
+                    memory::write(bytes, off, size, new);
+                    if let Some(dst) = d {
+                        let v = if ty.kind == super::decode::Kind::S {
+                            sext(old, ty.bytes) as u64
+                        } else {
+                            old
+                        };
+                        Self::set(th, *dst, v);
+                    }
+                    if let Some(race) = &mut self.race {
+                        let key = Self::sync_key(th.cta, loc);
+                        race.read_sync(key, t, *scope, sem.acquires());
+                        race.write_sync(key, t, *scope, sem.releases(), true);
+                    }
+                    if new != old || !th.seen(addr, old) {
+                        self.progress = true;
+                    }
+                    return Event::Yield;
+                }
+                Op::Fence(sem, scope) => {
+                    if let Some(race) = &mut self.race {
+                        race.fence(t, *scope, sem.acquires(), sem.releases());
+                    }
+                }
+                Op::Bar(id, count) => {
+                    let id = self.val(th, *id) as u32;
+                    let count = count.map(|c| self.val(th, c) as u32);
+                    return Event::Barrier(id, count);
+                }
+                Op::MbInit(a, count) => {
+                    let addr = self.val(th, a.base).wrapping_add(a.off as u64);
+                    let count = self.val(th, *count) as u32;
+                    let resolved = self
+                        .mem
+                        .resolve(Space::Generic, addr, 8, th.cta, th.local.len() as u64)
+                        .or_else(|e| {
+                            // `mbarrier.init.shared`: a shared-space address.
+                            self.mem
+                                .resolve(Space::Shared, addr, 8, th.cta, 0)
+                                .map_err(|_| e)
+                        });
+                    let loc = match resolved {
+                        Ok(Loc::Shared(o)) => o,
+                        Ok(_) => {
+                            return Event::Fault(format!(
+                                "mbarrier.init on {addr:#x}, which is not shared memory"
+                            ));
+                        }
+                        Err(e) => return Event::Fault(e),
+                    };
+                    if !(1..(1 << 20)).contains(&count) {
+                        return Event::Fault(format!(
+                            "mbarrier.init with count {count}, outside [1, 2^20 - 1]"
+                        ));
+                    }
+                    if self.mem.mbarrier_at(th.cta, loc, 8).is_some() {
+                        return Event::Fault(format!(
+                            "mbarrier.init on shared offset {loc:#x}, a live mbarrier (mbarrier.inval it first)"
+                        ));
+                    }
+                    self.mem.mbarriers.push(memory::Mbarrier {
+                        cta: th.cta,
+                        off: loc,
+                        expected: count,
+                        pending: count,
+                        phase: 0,
+                    });
+                    self.mb_clocks.push((Vec::new(), Vec::new()));
+                    self.progress = true;
+                    return Event::Yield;
+                }
+                Op::MbArrive(d, a, count, drop) => {
+                    let addr = self.val(th, a.base).wrapping_add(a.off as u64);
+                    let n = count.map_or(1, |c| self.val(th, c) as u32);
+                    let i = match self.mbarrier(th, addr) {
+                        Ok(i) => i,
+                        Err(e) => return e,
+                    };
+                    let m = &mut self.mem.mbarriers[i];
+                    if n == 0 || n > m.pending {
+                        return Event::Fault(format!(
+                            "mbarrier arrive with count {n} while {} arrivals are pending in the phase",
+                            m.pending
+                        ));
+                    }
+                    let token = m.phase;
+                    m.pending -= n;
+                    if *drop {
+                        m.expected -= 1;
+                    }
+                    if let Some(race) = &mut self.race {
+                        race.release_into(t, &mut self.mb_clocks[i].0);
+                    }
+                    let m = &mut self.mem.mbarriers[i];
+                    if m.pending == 0 {
+                        m.phase += 1;
+                        m.pending = m.expected.max(1);
+                        let (cur, done) = &mut self.mb_clocks[i];
+                        if done.len() < cur.len() {
+                            done.resize(cur.len(), 0);
+                        }
+                        for (x, y) in done.iter_mut().zip(cur.iter()) {
+                            *x = (*x).max(*y);
+                        }
+                    }
+                    if let Some(d) = d {
+                        Self::set(th, *d, token);
+                    }
+                    self.progress = true;
+                    return Event::Yield;
+                }
+                Op::MbTestWait(d, a, token, parity) => {
+                    let addr = self.val(th, a.base).wrapping_add(a.off as u64);
+                    let token = self.val(th, *token);
+                    let i = match self.mbarrier(th, addr) {
+                        Ok(i) => i,
+                        Err(e) => return e,
+                    };
+                    let phase = self.mem.mbarriers[i].phase;
+                    let done = if *parity {
+                        phase % 2 != token % 2
+                    } else {
+                        if token + 1 < phase {
+                            return Event::Fault(format!(
+                                "mbarrier.test_wait with the token of phase {token}, older than the preceding phase {} (undefined: only the current and the immediately preceding phase may be tested)",
+                                phase - 1
+                            ));
+                        }
+                        if token > phase {
+                            return Event::Fault(format!(
+                                "mbarrier.test_wait with token {token}, of a phase that has not begun"
+                            ));
+                        }
+                        token < phase
+                    };
+                    if done && let Some(race) = &mut self.race {
+                        race.absorb(t, &self.mb_clocks[i].1);
+                    }
+                    Self::set(th, *d, u64::from(done));
+                    if !th.seen(addr, phase) {
+                        self.progress = true;
+                    }
+                    return Event::Yield;
+                }
+                Op::MbInval(a) => {
+                    let addr = self.val(th, a.base).wrapping_add(a.off as u64);
+                    let i = match self.mbarrier(th, addr) {
+                        Ok(i) => i,
+                        Err(e) => return e,
+                    };
+                    self.mem.mbarriers.remove(i);
+                    self.mb_clocks.remove(i);
+                    self.progress = true;
+                    return Event::Yield;
+                }
+                Op::Nanosleep(a) => {
+                    self.time += self.val(th, *a).min(1_000_000);
+                    return Event::Yield;
+                }
+                Op::Trap => return Event::Fault("trap".into()),
+                Op::Exit => return Event::Exited,
+                Op::Ret => {
+                    let Some(f) = th.frames.pop() else {
+                        return Event::Exited;
+                    };
+                    let Some(caller) = th.frames.last() else {
+                        return Event::Exited;
+                    };
+                    let info = &prog.funcs[f.func as usize];
+                    for (k, &to) in f.ret_to.iter().enumerate() {
+                        if let Some(&(slot, size)) = info.rets.get(k) {
+                            let from = f.param_base as usize + slot as usize;
+                            let dst = caller.param_base as usize + to as usize;
+                            th.params.copy_within(from..from + size as usize, dst);
+                        }
+                    }
+                    th.regs.truncate(f.reg_base as usize);
+                    th.params.truncate(f.param_base as usize);
+                    th.local.truncate(f.local_base as usize);
+                    th.pc = f.ret_pc;
+                    th.base = caller.reg_base;
+                }
+                Op::Bra(target) => th.pc = *target,
+                Op::Call(callee, args, rets) => {
+                    let func = match callee {
+                        Callee::Direct(f) => *f,
+                        Callee::Indirect(s) => {
+                            let a = self.val(th, *s);
+                            match memory::func_at(a).and_then(|m| prog.by_module_index.get(&m)) {
+                                Some(&f) => f,
+                                None => {
+                                    return Event::Fault(format!(
+                                        "indirect call to {a:#x}, which is not the address of a device function"
+                                    ));
+                                }
+                            }
+                        }
+                    };
+                    if th.frames.len() > 256 {
+                        return Event::Fault("call depth beyond 256 frames".into());
+                    }
+                    let info = &prog.funcs[func as usize];
+                    let caller_params = th.frames.last().map_or(0, |f| f.param_base) as usize;
+                    let frame = Frame {
+                        func,
+                        reg_base: th.regs.len() as u32,
+                        param_base: th.params.len().next_multiple_of(8) as u32,
+                        local_base: (th.local.len() as u64).next_multiple_of(16),
+                        ret_pc: pc + 1,
+                        ret_to: rets.clone(),
+                    };
+                    th.regs.resize(th.regs.len() + info.nregs as usize, 0);
+                    th.params
+                        .resize(frame.param_base as usize + info.param_size as usize, 0);
+                    th.local
+                        .resize((frame.local_base + info.local_size) as usize, 0);
+                    for (k, &from) in args.iter().enumerate() {
+                        if let Some(&(slot, size)) = info.params.get(k) {
+                            let src = caller_params + from as usize;
+                            let dst = frame.param_base as usize + slot as usize;
+                            th.params.copy_within(src..src + size as usize, dst);
+                        }
+                    }
+                    th.pc = info.entry;
+                    th.base = frame.reg_base;
+                    th.frames.push(frame);
+                }
+            }
+        }
+    }
+}

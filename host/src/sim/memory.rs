@@ -1,0 +1,183 @@
+//! The simulated address spaces: global regions (buffers and module variables), shared memory
+//! per CTA, local memory per thread; generic addresses, bounds and alignment checks, and the
+//! live `mbarrier` objects of shared memory.
+//!
+//! Generic address layout (64-bit): global region `r` at `GLOBAL_BASE + r·2³²`, the shared
+//! window at [`SHARED_WINDOW`] (each CTA sees its own shared memory there, as on a GPU), the
+//! local window at [`LOCAL_WINDOW`], functions at [`FUNC_BASE`]. Address 0 and anything else is
+//! outside every space, so a stray pointer faults.
+
+use super::decode::Space;
+
+pub const GLOBAL_BASE: u64 = 0x0000_1000_0000_0000;
+pub const SHARED_WINDOW: u64 = 0x0000_7000_0000_0000;
+pub const LOCAL_WINDOW: u64 = 0x0000_7100_0000_0000;
+pub const FUNC_BASE: u64 = 0x0000_7f00_0000_0000;
+const WINDOW: u64 = 1 << 32;
+
+/// The code address of function `i` of the module (what `mov.b64 %rd, fn` yields).
+pub fn func_addr(i: u32) -> u64 {
+    FUNC_BASE + u64::from(i) * 16
+}
+
+/// The module function a code address names.
+pub fn func_at(addr: u64) -> Option<u32> {
+    ((FUNC_BASE..FUNC_BASE + WINDOW).contains(&addr) && addr.is_multiple_of(16))
+        .then(|| ((addr - FUNC_BASE) / 16) as u32)
+}
+
+/// The global address of region `r`.
+pub fn region_base(r: u32) -> u64 {
+    GLOBAL_BASE + (u64::from(r) << 32)
+}
+
+/// A resolved location.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Loc {
+    Global(u32, u32),
+    Shared(u32),
+    Local(u64),
+}
+
+/// A global region: a caller's buffer or a module variable.
+#[derive(Debug, Clone)]
+pub struct Region {
+    pub name: String,
+    pub data: Vec<u8>,
+}
+
+/// A live `mbarrier` object.
+#[derive(Debug, Clone)]
+pub struct Mbarrier {
+    pub cta: u32,
+    pub off: u32,
+    pub expected: u32,
+    pub pending: u32,
+    /// Completed phases so far.
+    pub phase: u64,
+}
+
+/// Memory of a launch.
+#[derive(Debug, Default)]
+pub struct Memory {
+    pub regions: Vec<Region>,
+    pub shared: Vec<Vec<u8>>,
+    pub mbarriers: Vec<Mbarrier>,
+}
+
+impl Memory {
+    /// Adds a global region; returns its base address.
+    pub fn add_region(&mut self, name: &str, data: Vec<u8>) -> u64 {
+        self.regions.push(Region {
+            name: name.to_string(),
+            data,
+        });
+        region_base(self.regions.len() as u32 - 1)
+    }
+
+    /// Resolves an address of `space` (generic when `Generic`) for an access of `size` bytes by
+    /// a thread with `local_len` bytes of local memory; the error says why it faults.
+    pub fn resolve(
+        &self,
+        space: Space,
+        addr: u64,
+        size: u64,
+        cta: u32,
+        local_len: u64,
+    ) -> Result<Loc, String> {
+        if size > 1 && !addr.is_multiple_of(size) {
+            return Err(format!("misaligned {size}-byte access at {addr:#x}"));
+        }
+        let (space, off) = match space {
+            Space::Generic => classify(addr).ok_or_else(|| {
+                format!("{size}-byte access at {addr:#x}, outside every state space")
+            })?,
+            Space::Global | Space::Const => (Space::Global, addr),
+            Space::Shared => (Space::Shared, addr),
+            Space::Local => (Space::Local, addr),
+        };
+        match space {
+            Space::Shared => {
+                let len = self.shared.get(cta as usize).map_or(0, |s| s.len() as u64);
+                if off.checked_add(size).is_none_or(|e| e > len) {
+                    return Err(format!(
+                        "{size}-byte shared access at offset {off:#x}, beyond the {len} bytes of shared memory"
+                    ));
+                }
+                Ok(Loc::Shared(off as u32))
+            }
+            Space::Local => {
+                if off.checked_add(size).is_none_or(|e| e > local_len) {
+                    return Err(format!(
+                        "{size}-byte local access at offset {off:#x}, beyond the thread's {local_len} bytes of local memory"
+                    ));
+                }
+                Ok(Loc::Local(off))
+            }
+            _ => {
+                if off < GLOBAL_BASE {
+                    return Err(format!(
+                        "{size}-byte global access at {off:#x}, outside every buffer"
+                    ));
+                }
+                let r = ((off - GLOBAL_BASE) >> 32) as usize;
+                let o = (off - GLOBAL_BASE) & (WINDOW - 1);
+                match self.regions.get(r) {
+                    Some(reg) if o + size <= reg.data.len() as u64 => {
+                        Ok(Loc::Global(r as u32, o as u32))
+                    }
+                    Some(reg) => Err(format!(
+                        "{size}-byte access at offset {o} of `{}`, beyond its {} bytes",
+                        reg.name,
+                        reg.data.len()
+                    )),
+                    None => Err(format!(
+                        "{size}-byte global access at {off:#x}, outside every buffer"
+                    )),
+                }
+            }
+        }
+    }
+
+    /// The live mbarrier overlapping `[off, off+size)` of CTA `cta`'s shared memory.
+    pub fn mbarrier_at(&self, cta: u32, off: u32, size: u32) -> Option<usize> {
+        self.mbarriers
+            .iter()
+            .position(|m| m.cta == cta && m.off < off + size && off < m.off + 8)
+    }
+}
+
+/// The state space and in-space address of a generic address.
+pub fn classify(addr: u64) -> Option<(Space, u64)> {
+    if (SHARED_WINDOW..SHARED_WINDOW + WINDOW).contains(&addr) {
+        Some((Space::Shared, addr - SHARED_WINDOW))
+    } else if (LOCAL_WINDOW..LOCAL_WINDOW + WINDOW).contains(&addr) {
+        Some((Space::Local, addr - LOCAL_WINDOW))
+    } else if (GLOBAL_BASE..SHARED_WINDOW).contains(&addr) {
+        Some((Space::Global, addr))
+    } else {
+        None
+    }
+}
+
+/// Reads `size` (1, 2, 4, 8) little-endian bytes.
+#[inline(always)]
+pub fn read(bytes: &[u8], off: usize, size: u64) -> u64 {
+    match size {
+        1 => u64::from(bytes[off]),
+        2 => u64::from(u16::from_le_bytes(bytes[off..off + 2].try_into().unwrap())),
+        4 => u64::from(u32::from_le_bytes(bytes[off..off + 4].try_into().unwrap())),
+        _ => u64::from_le_bytes(bytes[off..off + 8].try_into().unwrap()),
+    }
+}
+
+/// Writes the low `size` bytes of `v`.
+#[inline(always)]
+pub fn write(bytes: &mut [u8], off: usize, size: u64, v: u64) {
+    match size {
+        1 => bytes[off] = v as u8,
+        2 => bytes[off..off + 2].copy_from_slice(&(v as u16).to_le_bytes()),
+        4 => bytes[off..off + 4].copy_from_slice(&(v as u32).to_le_bytes()),
+        _ => bytes[off..off + 8].copy_from_slice(&v.to_le_bytes()),
+    }
+}

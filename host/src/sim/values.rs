@@ -1,0 +1,251 @@
+//! Instruction semantics on values: integer and float arithmetic at an instruction type's width,
+//! comparisons, conversions and the read-modify-write operations of `atom`/`red`. Registers hold
+//! 64 bits; every operation reads its operands at its own type, so the upper bits never matter.
+
+use super::decode::{BinOp, Cmp, Kind, Rmw, Ty, UnOp};
+
+#[inline]
+pub fn sext(v: u64, bytes: u8) -> i64 {
+    let sh = 64 - u32::from(bytes) * 8;
+    ((v << sh) as i64) >> sh
+}
+
+#[inline]
+fn f32v(v: u64) -> f32 {
+    f32::from_bits(v as u32)
+}
+#[inline]
+fn f64v(v: u64) -> f64 {
+    f64::from_bits(v)
+}
+#[inline]
+fn from_f32(f: f32) -> u64 {
+    u64::from(f.to_bits())
+}
+
+/// PTX `min`/`max` on floats: a NaN operand yields the other operand.
+fn fmin(a: f64, b: f64, max: bool) -> f64 {
+    if max { a.max(b) } else { a.min(b) }
+}
+
+#[inline]
+pub fn unary(op: UnOp, ty: Ty, a: u64) -> u64 {
+    let m = ty.mask();
+    if ty.kind == Kind::F {
+        return match (op, ty.bytes) {
+            (UnOp::Neg, 4) => from_f32(-f32v(a)),
+            (UnOp::Neg, _) => (-f64v(a)).to_bits(),
+            (UnOp::Abs, 4) => from_f32(f32v(a).abs()),
+            (UnOp::Abs, _) => f64v(a).abs().to_bits(),
+            _ => a & m,
+        };
+    }
+    match op {
+        UnOp::Mov => a & m,
+        UnOp::Not => !a & m,
+        UnOp::Neg => a.wrapping_neg() & m,
+        UnOp::Abs => (sext(a, ty.bytes).unsigned_abs()) & m,
+        UnOp::Popc => u64::from((a & m).count_ones()),
+        UnOp::Clz => u64::from((a & m).leading_zeros() - (64 - ty.bits())),
+        UnOp::Brev => (a & m).reverse_bits() >> (64 - ty.bits()),
+    }
+}
+
+#[inline(always)]
+pub fn binary(op: BinOp, ty: Ty, a: u64, b: u64) -> Result<u64, &'static str> {
+    let m = ty.mask();
+    let signed = ty.kind == Kind::S;
+    if ty.kind == Kind::F {
+        return Ok(if ty.bytes == 4 {
+            let (x, y) = (f32v(a), f32v(b));
+            from_f32(match op {
+                BinOp::Add => x + y,
+                BinOp::Sub => x - y,
+                BinOp::MulLo => x * y,
+                BinOp::Div => x / y,
+                BinOp::Min => x.min(y),
+                BinOp::Max => x.max(y),
+                _ => return Err("this float operation"),
+            })
+        } else {
+            let (x, y) = (f64v(a), f64v(b));
+            match op {
+                BinOp::Add => x + y,
+                BinOp::Sub => x - y,
+                BinOp::MulLo => x * y,
+                BinOp::Div => x / y,
+                BinOp::Min => fmin(x, y, false),
+                BinOp::Max => fmin(x, y, true),
+                _ => return Err("this float operation"),
+            }
+            .to_bits()
+        });
+    }
+    let (sa, sb) = (sext(a, ty.bytes), sext(b, ty.bytes));
+    let (ua, ub) = (a & m, b & m);
+    let bits = u64::from(ty.bits());
+    Ok(match op {
+        BinOp::Add => a.wrapping_add(b) & m,
+        BinOp::Sub => a.wrapping_sub(b) & m,
+        BinOp::MulLo => a.wrapping_mul(b) & m,
+        BinOp::MulHi => {
+            let p = if signed {
+                (i128::from(sa) * i128::from(sb)) as u128
+            } else {
+                u128::from(ua) * u128::from(ub)
+            };
+            ((p >> bits) as u64) & m
+        }
+        BinOp::MulWide => {
+            if signed {
+                (sa.wrapping_mul(sb)) as u64
+            } else {
+                ua.wrapping_mul(ub)
+            }
+        }
+        BinOp::Div | BinOp::Rem => {
+            if ub == 0 {
+                // Division by zero is unspecified in PTX, not a trap: all ones, as hardware gives.
+                return Ok(m);
+            }
+            let r = if signed {
+                let (x, y) = (sa, sb);
+                if op == BinOp::Div {
+                    x.wrapping_div(y) as u64
+                } else {
+                    x.wrapping_rem(y) as u64
+                }
+            } else if op == BinOp::Div {
+                ua / ub
+            } else {
+                ua % ub
+            };
+            r & m
+        }
+        BinOp::And => a & b & m,
+        BinOp::Or => (a | b) & m,
+        BinOp::Xor => (a ^ b) & m,
+        BinOp::Shl => {
+            let s = b & 0xffff_ffff;
+            if s >= bits { 0 } else { (ua << s) & m }
+        }
+        BinOp::Shr => {
+            let s = (b & 0xffff_ffff).min(bits);
+            if signed {
+                ((sa >> s.min(63)) as u64) & m
+            } else if s >= bits {
+                0
+            } else {
+                ua >> s
+            }
+        }
+        BinOp::Min => {
+            if signed {
+                sa.min(sb) as u64 & m
+            } else {
+                ua.min(ub)
+            }
+        }
+        BinOp::Max => {
+            if signed {
+                sa.max(sb) as u64 & m
+            } else {
+                ua.max(ub)
+            }
+        }
+    })
+}
+
+#[inline]
+pub fn compare(cmp: Cmp, ty: Ty, a: u64, b: u64) -> bool {
+    use std::cmp::Ordering as O;
+    let ord = match ty.kind {
+        Kind::F if ty.bytes == 4 => f32v(a).partial_cmp(&f32v(b)),
+        Kind::F => f64v(a).partial_cmp(&f64v(b)),
+        Kind::S => Some(sext(a, ty.bytes).cmp(&sext(b, ty.bytes))),
+        _ => Some((a & ty.mask()).cmp(&(b & ty.mask()))),
+    };
+    match ord {
+        None => cmp == Cmp::Ne,
+        Some(o) => match cmp {
+            Cmp::Eq => o == O::Equal,
+            Cmp::Ne => o != O::Equal,
+            Cmp::Lt => o == O::Less,
+            Cmp::Le => o != O::Greater,
+            Cmp::Gt => o == O::Greater,
+            Cmp::Ge => o != O::Less,
+        },
+    }
+}
+
+/// `cvt.dst.src`: the source read at its type, converted, written at the destination type
+/// (signed results sign-extended to 64 bits).
+pub fn convert(dst: Ty, src: Ty, a: u64) -> u64 {
+    if dst.kind == Kind::F {
+        let x: f64 = match src.kind {
+            Kind::F if src.bytes == 4 => f64::from(f32v(a)),
+            Kind::F => f64v(a),
+            Kind::S => sext(a, src.bytes) as f64,
+            _ => (a & src.mask()) as f64,
+        };
+        return if dst.bytes == 4 {
+            from_f32(x as f32)
+        } else {
+            x.to_bits()
+        };
+    }
+    let v: i128 = match src.kind {
+        Kind::F if src.bytes == 4 => f32v(a) as i128,
+        Kind::F => f64v(a) as i128,
+        Kind::S => i128::from(sext(a, src.bytes)),
+        _ => i128::from(a & src.mask()),
+    };
+    let v = v as u64 & dst.mask();
+    if dst.kind == Kind::S {
+        sext(v, dst.bytes) as u64
+    } else {
+        v
+    }
+}
+
+/// The new value of an `atom`/`red` location holding `old`, with operands `b` (and `c` for
+/// `cas`).
+pub fn rmw(op: Rmw, ty: Ty, old: u64, b: u64, c: u64) -> u64 {
+    let m = ty.mask();
+    match op {
+        Rmw::Add => {
+            if ty.kind == Kind::F {
+                binary(BinOp::Add, ty, old, b).unwrap_or(old)
+            } else {
+                old.wrapping_add(b) & m
+            }
+        }
+        Rmw::Exch => b & m,
+        Rmw::Cas => {
+            if old & m == b & m {
+                c & m
+            } else {
+                old & m
+            }
+        }
+        Rmw::And => old & b & m,
+        Rmw::Or => (old | b) & m,
+        Rmw::Xor => (old ^ b) & m,
+        Rmw::Min => binary(BinOp::Min, ty, old, b).unwrap_or(old),
+        Rmw::Max => binary(BinOp::Max, ty, old, b).unwrap_or(old),
+        Rmw::Inc => {
+            if old & m >= b & m {
+                0
+            } else {
+                (old + 1) & m
+            }
+        }
+        Rmw::Dec => {
+            if old & m == 0 || old & m > b & m {
+                b & m
+            } else {
+                (old - 1) & m
+            }
+        }
+    }
+}
