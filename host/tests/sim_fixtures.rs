@@ -56,6 +56,25 @@ fn a_single_barrier_instruction_is_not_divergence() {
 }
 
 #[test]
+fn the_same_split_with_non_aligned_barriers_is_allowed() {
+    // `barrier.sync` without `.aligned` may be reached at different instructions by a warp.
+    let text = std::fs::read_to_string(fixture("split_bar_sync.ptx"))
+        .unwrap()
+        .replace("\tbar.sync \t0;", "\tbarrier.sync \t0;");
+    let k = Simulator::new(&text)
+        .unwrap()
+        .kernel("split_barrier")
+        .unwrap();
+    let out = k
+        .launch(
+            &Launch::new([1, 1, 1], [64, 1, 1], vec![Arg::Buffer(vec![0; 512])]),
+            Vec::new(),
+        )
+        .unwrap();
+    assert!(out.findings.is_empty(), "{:?}", out.findings);
+}
+
+#[test]
 fn stale_token_mbarrier_wait_is_reported() {
     let k = load("stale_token_mbarrier.ptx")
         .kernel("stale_token")

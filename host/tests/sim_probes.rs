@@ -4,6 +4,9 @@
 //! aligned offset; the final buffer must equal what the host backend (`scoped_atomics` on host
 //! memory) leaves after the same operation — sub-word neighbours untouched, floats bit for bit.
 //!
+//! Every other kernel of each module (examples, primitives) must decode too: no instruction the
+//! project emits is unknown to the simulator.
+//!
 //! The probes discard the operation's result (`let _ = a.op(..)`), so the returned value is not
 //! observable in their memory; the final memory is.
 
@@ -207,6 +210,12 @@ fn run_target(target: Target, seed: u64) -> Option<(usize, Vec<String>)> {
     let mut rng = Rng(seed);
     let mut failures = Vec::new();
     let mut count = 0;
+    // Every kernel of the module decodes: every instruction the project emits is executable.
+    for name in sim.kernels().filter(|k| !is_probe_name(k)) {
+        if let Err(e) = sim.kernel(name) {
+            failures.push(format!("{target} {name}: {e}"));
+        }
+    }
     let names: Vec<String> = sim
         .kernels()
         .filter(|k| is_probe_name(k))

@@ -228,7 +228,8 @@ pub enum Op {
     LdParam(Ty, u32, u32),
     StParam(Ty, u32, Src),
     Fence(Sem, Scope),
-    Bar(Src, Option<Src>),
+    /// `bar.sync`/`barrier.sync{.aligned}`: id, thread count, whether `.aligned`.
+    Bar(Src, Option<Src>, bool),
     MbInit(Addr, Src),
     MbArrive(Option<u32>, Addr, Option<Src>, bool),
     MbTestWait(u32, Addr, Src, bool),
@@ -772,7 +773,9 @@ fn decode_one(d: &mut FnDecoder, i: &RawInstr, at: usize) -> Result<Op, SimError
                 Some(c) => Some(d.src(i, c)?),
                 None => None,
             };
-            Op::Bar(d.src(i, &o[0])?, count)
+            // `bar.sync` is `barrier.sync.aligned`.
+            let aligned = base == "bar" || rest.contains(&"aligned");
+            Op::Bar(d.src(i, &o[0])?, count, aligned)
         }
         "mbarrier" => {
             let form = rest.first().copied().unwrap_or("");

@@ -55,8 +55,8 @@ pub struct Thread {
 pub enum Event {
     /// It did a visible memory operation (or slept): another thread may go next.
     Yield,
-    /// It arrived at barrier `id` (with an expected count, if given).
-    Barrier(u32, Option<u32>),
+    /// It arrived at barrier `id` (with an expected count, if given; `.aligned` or not).
+    Barrier(u32, Option<u32>, bool),
     Exited,
     Fault(String),
 }
@@ -506,10 +506,10 @@ impl World<'_> {
                         race.fence(t, *scope, sem.acquires(), sem.releases());
                     }
                 }
-                Op::Bar(id, count) => {
+                Op::Bar(id, count, aligned) => {
                     let id = self.val(th, *id) as u32;
                     let count = count.map(|c| self.val(th, c) as u32);
-                    return Event::Barrier(id, count);
+                    return Event::Barrier(id, count, *aligned);
                 }
                 Op::MbInit(a, count) => {
                     let addr = self.val(th, a.base).wrapping_add(a.off as u64);

@@ -175,7 +175,8 @@ impl HostCtx<'_, '_> {
 /// arrived at.
 #[derive(Default, Clone)]
 struct CtaBarriers {
-    waiting: Vec<Vec<(u32, u32)>>,
+    /// (thread, instruction, `.aligned`) of each arrival.
+    waiting: Vec<Vec<(u32, u32, bool)>>,
     expected: Vec<Option<u32>>,
 }
 
@@ -294,7 +295,7 @@ impl<'w, 'p> Scheduler<'w, 'p> {
     }
 
     /// Handles thread `t` arriving at barrier `id` at instruction `at`.
-    fn arrive(&mut self, t: u32, id: u32, count: Option<u32>, at: u32) {
+    fn arrive(&mut self, t: u32, id: u32, count: Option<u32>, at: u32, aligned: bool) {
         let cta = self.threads[t as usize].cta as usize;
         let b = &mut self.bars[cta];
         let id = id as usize;
@@ -302,7 +303,7 @@ impl<'w, 'p> Scheduler<'w, 'p> {
             b.waiting.resize(id + 1, Vec::new());
             b.expected.resize(id + 1, None);
         }
-        b.waiting[id].push((t, at));
+        b.waiting[id].push((t, at, aligned));
         b.expected[id] = count.or(b.expected[id]);
         self.threads[t as usize].state = State::AtBarrier(id as u32);
         self.live.retain(|&x| x != t);
@@ -334,10 +335,12 @@ impl<'w, 'p> Scheduler<'w, 'p> {
         let arrivals = std::mem::take(&mut self.bars[cta].waiting[id]);
         self.bars[cta].expected[id] = None;
         // `.aligned`: every thread of a warp at the same barrier instruction.
-        for w in arrivals.windows(2) {
-            let ((a, ia), (b, ib)) = (w[0], w[1]);
-            let (la, lb) = (self.threads[a as usize].lin, self.threads[b as usize].lin);
-            if la / 32 == lb / 32 && ia != ib {
+        for (i, &(a, ia, aligned_a)) in arrivals.iter().enumerate() {
+            let la = self.threads[a as usize].lin;
+            let other = arrivals[i + 1..].iter().find(|&&(b, ib, aligned_b)| {
+                (aligned_a || aligned_b) && self.threads[b as usize].lin / 32 == la / 32 && ib != ia
+            });
+            if let Some(&(b, ib, _)) = other {
                 let text = format!(
                     "threads {} and {} of one warp reached barrier {id} at different instructions, {} and {} (bar.sync is .aligned: every thread of the warp must execute the same barrier instruction)",
                     self.name(a),
@@ -366,7 +369,7 @@ impl<'w, 'p> Scheduler<'w, 'p> {
     /// After thread `t` of `cta` exited: a barrier its CTA waits at can no longer complete.
     fn check_unreachable(&mut self, cta: usize, exited: u32) {
         for id in 0..self.bars[cta].waiting.len() {
-            if let Some(&(w, at)) = self.bars[cta].waiting[id].first()
+            if let Some(&(w, at, _)) = self.bars[cta].waiting[id].first()
                 && self.bars[cta].expected[id].is_none()
             {
                 let text = format!(
@@ -438,7 +441,7 @@ impl<'w, 'p> Scheduler<'w, 'p> {
                 }
                 match ev {
                     Event::Yield => {}
-                    Event::Barrier(id, count) => {
+                    Event::Barrier(id, count, aligned) => {
                         if count.is_some_and(|c| c == 0 || c % 32 != 0 || c > self.cta_threads) {
                             let text = format!(
                                 "{} at {}: barrier thread count {} is not a positive multiple of 32 up to the CTA's {} threads",
@@ -449,7 +452,7 @@ impl<'w, 'p> Scheduler<'w, 'p> {
                             );
                             self.stop(FindingKind::Fault, text);
                         } else {
-                            self.arrive(t, id, count, at);
+                            self.arrive(t, id, count, at, aligned);
                         }
                     }
                     Event::Exited => {
@@ -507,12 +510,12 @@ impl<'w, 'p> Scheduler<'w, 'p> {
             return false;
         }
         // Nobody runnable: threads left waiting at barriers can never leave.
-        let stuck: Vec<(u32, u32)> = self
+        let stuck: Vec<(u32, u32, bool)> = self
             .bars
             .iter()
             .flat_map(|b| b.waiting.iter().flatten().copied())
             .collect();
-        if let Some(&(t, at)) = stuck.first() {
+        if let Some(&(t, at, _)) = stuck.first() {
             let text = format!(
                 "{} threads wait at barriers that cannot complete, e.g. {} at {}",
                 stuck.len(),
