@@ -14,25 +14,55 @@
 use super::{Arg, Launch, Outcome, SimError, Simulator};
 use std::process::ExitCode;
 
+/// The command's usage line, printed with every bad-input message.
+///
+/// ```
+/// assert!(scoped_atomics_host::sim::cli::USAGE.contains("--schedules K"));
+/// ```
 pub const USAGE: &str = "usage: scoped-atomics-host sim FILE.ptx --kernel NAME --grid X[,Y,Z] --block X[,Y,Z] [--arg u32:V | --arg u64:V | --arg buf:u32:N[:INIT] | --arg buf:u64:N[:INIT]]... [--seed N] [--schedules K] [--json]";
 
 /// A parsed command line.
+///
+/// ```
+/// use scoped_atomics_host::sim::cli::parse_options;
+/// let args: Vec<String> = ["k.ptx", "--kernel", "k", "--grid", "2,2", "--block", "32"]
+///     .map(String::from).to_vec();
+/// let o = parse_options(&args).unwrap();
+/// assert_eq!((o.grid, o.block, o.seed, o.schedules), ([2, 2, 1], [32, 1, 1], 1, 3));
+/// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct Options {
+    /// The PTX file.
     pub file: String,
+    /// `--kernel`.
     pub kernel: String,
+    /// `--grid`, missing dimensions 1.
     pub grid: [u32; 3],
+    /// `--block`, missing dimensions 1.
     pub block: [u32; 3],
+    /// The `--arg`s in order.
     pub args: Vec<CliArg>,
+    /// `--seed` (default 1): schedule `k` uses seed + k.
     pub seed: u64,
+    /// `--schedules` (default 3).
     pub schedules: u64,
+    /// `--json`.
     pub json: bool,
 }
 
 /// An `--arg`.
+///
+/// ```
+/// use scoped_atomics_host::sim::cli::{CliArg, parse_options};
+/// let args: Vec<String> = ["k.ptx", "--kernel", "k", "--grid", "1", "--block", "1",
+///     "--arg", "buf:u64:4:7", "--arg", "u32:0x10"].map(String::from).to_vec();
+/// assert_eq!(parse_options(&args).unwrap().args, [CliArg::Buf(8, 4, 7), CliArg::U32(16)]);
+/// ```
 #[derive(Debug, Clone, PartialEq)]
 pub enum CliArg {
+    /// `u32:V`.
     U32(u32),
+    /// `u64:V`.
     U64(u64),
     /// `buf:T:N[:INIT]`: element size in bytes, count, initial value.
     Buf(u32, u64, u64),
@@ -101,7 +131,14 @@ fn parse_arg(s: &str) -> Result<CliArg, String> {
     }
 }
 
-/// Parses the arguments after `sim`.
+/// Parses the arguments after `sim`; the error names what is wrong.
+///
+/// ```
+/// use scoped_atomics_host::sim::cli::parse_options;
+/// let args: Vec<String> = ["k.ptx", "--kernel", "k", "--grid", "0", "--block", "1"]
+///     .map(String::from).to_vec();
+/// assert!(parse_options(&args).unwrap_err().contains("`0` is not a positive integer"));
+/// ```
 pub fn parse_options(args: &[String]) -> Result<Options, String> {
     let mut file = None;
     let (mut kernel, mut grid, mut block) = (None, None, None);
@@ -166,7 +203,16 @@ fn buffer_values(data: &[u8], size: u32) -> Vec<u64> {
         .collect()
 }
 
-/// Runs the `sim` subcommand on the arguments after `sim`.
+/// Runs the `sim` subcommand on the arguments after `sim`, printing its results; the exit
+/// status is 0 (no finding), 1 (a finding) or 2 (bad input).
+///
+/// ```
+/// use scoped_atomics_host::sim::cli;
+/// use std::process::ExitCode;
+/// let args: Vec<String> = ["/no/such.ptx", "--kernel", "k", "--grid", "1", "--block", "1"]
+///     .map(String::from).to_vec();
+/// assert_eq!(cli::main(&args), ExitCode::from(2));
+/// ```
 pub fn main(args: &[String]) -> ExitCode {
     let o = match parse_options(args) {
         Ok(o) => o,

@@ -9,6 +9,13 @@ use super::report::{Finding, FindingKind, inst_name, thread_name};
 use core::sync::atomic::Ordering;
 
 /// How threads are interleaved.
+///
+/// ```
+/// use scoped_atomics_host::sim::{Launch, Mode};
+/// let mut l = Launch::new([1; 3], [64, 1, 1], Vec::new());
+/// l.mode = Mode::WarpLockstep;
+/// assert_ne!(l.mode, Mode::default());
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum Mode {
     /// A seeded random choice among runnable threads at every memory operation.
@@ -20,6 +27,11 @@ pub enum Mode {
 }
 
 /// What a host thread's step says.
+///
+/// ```
+/// use scoped_atomics_host::sim::{HostStatus, HostThread};
+/// let _waiter = HostThread::new(|_ctx| HostStatus::Parked); // sleeps for a wake-up
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum HostStatus {
     /// Call the step again.
@@ -59,6 +71,27 @@ impl HostThread {
 
 /// A host thread's view of the simulation: the buffers' addresses and system-scope atomic or
 /// plain accesses to them, each checked like a device access (bounds, races).
+///
+/// ```
+/// use scoped_atomics_host::sim::{Arg, EXAMPLE_PTX, HostStatus, HostThread, Launch, Simulator};
+/// use std::sync::atomic::Ordering;
+/// let kernel = Simulator::new(EXAMPLE_PTX).unwrap().kernel("count").unwrap();
+/// let mut l = Launch::new([1; 3], [8, 1, 1], vec![Arg::Ptr(0, 0)]);
+/// l.buffers = vec![vec![0; 8]];
+/// // The host waits (polling) until the device's sum reaches 28, then writes word 1.
+/// let host = HostThread::new(|ctx| {
+///     if ctx.load_u32(ctx.buffer(0), Ordering::Acquire) != 28 {
+///         return HostStatus::Continue;
+///     }
+///     ctx.store_u32(ctx.buffer(0) + 4, 1, Ordering::Relaxed);
+///     HostStatus::Done
+/// });
+/// let out = kernel.launch(&l, vec![host]).unwrap();
+/// assert_eq!(out.buffers[0][4..], 1u32.to_le_bytes());
+/// // The kernel's reductions have gpu scope, which does not include a host thread: the host's
+/// // system-scope load is not morally strong with them, a scope race.
+/// assert!(out.findings[0].text.starts_with("race: ") && out.findings[0].text.contains("host thread 0"));
+/// ```
 pub struct HostCtx<'a, 'p> {
     world: &'a mut World<'p>,
     t: u32,
