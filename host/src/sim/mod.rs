@@ -53,6 +53,19 @@ pub use report::{Finding, FindingKind};
 pub use sched::{HostCtx, HostStatus, HostThread, Mode};
 use std::collections::HashMap;
 
+/// The byte shared memory holds before a kernel writes it.
+///
+/// ```
+/// use scoped_atomics_host::sim::{Arg, Launch, SHARED_FILL, Simulator};
+/// let ptx = ".version 7.0\n.target sm_70\n.address_size 64\n.shared .align 4 .b8 s[4];\n\
+///     .visible .entry k(.param .u64 k_param_0)\n{\n\tld.param.u64 %rd1, [k_param_0];\n\
+///     \tld.shared.u32 %r1, [s];\n\tst.global.u32 [%rd1], %r1;\n\tret;\n}\n";
+/// let k = Simulator::new(ptx).unwrap().kernel("k").unwrap();
+/// let out = k.launch(&Launch::new([1; 3], [1; 3], vec![Arg::Buffer(vec![0; 4])]), Vec::new()).unwrap();
+/// assert_eq!(out.buffers[0], [SHARED_FILL; 4]);
+/// ```
+pub const SHARED_FILL: u8 = 0xA5;
+
 /// A parsed PTX module with its variables laid out.
 ///
 /// ```
@@ -389,7 +402,9 @@ impl Kernel {
             memory::write(&mut params, slot as usize, u64::from(size), v);
         }
         let shared = self.static_shared + u64::from(launch.dynamic_shared);
-        mem.shared = vec![vec![0; shared as usize]; ctas as usize];
+        // Shared memory starts uninitialised on a GPU: a recognisable non-zero pattern, so that
+        // a kernel that forgets to initialise it does not pass by luck.
+        mem.shared = vec![vec![SHARED_FILL; shared as usize]; ctas as usize];
         let mut threads = Vec::with_capacity((ctas * cta_threads) as usize);
         for c in 0..ctas as u32 {
             let ctaid = [c % grid[0], c / grid[0] % grid[1], c / (grid[0] * grid[1])];
