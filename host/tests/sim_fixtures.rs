@@ -212,6 +212,28 @@ fn cli_finding_exits_1_with_the_finding_first() {
     assert_eq!(code, 1, "{out}");
     assert!(out.starts_with("divergence: "), "{out}");
     assert!(out.contains("seed 7"), "{out}");
+    let (code, out, _) = sim(&[
+        &path("split_bar_sync.ptx"),
+        "--kernel",
+        "split_barrier",
+        "--grid",
+        "1",
+        "--block",
+        "32",
+        "--arg",
+        "buf:u32:128",
+        "--json",
+    ]);
+    assert_eq!(code, 1, "{out}");
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert!(
+        v["findings"][0]
+            .as_str()
+            .unwrap()
+            .starts_with("divergence: "),
+        "{v}"
+    );
+    assert_eq!(v["buffers"][0].as_array().unwrap().len(), 128);
 }
 
 #[test]

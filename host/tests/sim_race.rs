@@ -126,6 +126,13 @@ fn a_spin_on_a_value_nobody_changes_is_a_hang() {
 }
 
 #[test]
+fn a_loop_without_memory_operations_is_a_hang_in_bounded_steps() {
+    let out = run("$LOOP:\n\tadd.u32 %r3, %r3, 1;\n\tbra.uni $LOOP;", 1, 2, 1);
+    assert_eq!(first(&out), Some(FindingKind::Hang), "{:?}", out.findings);
+    assert!(out.instructions < 1 << 28, "{}", out.instructions);
+}
+
+#[test]
 fn faults_name_the_problem() {
     let cases = [
         ("\tst.global.u32 [%rd1+4096], 1;", "beyond its 64 bytes"),

@@ -233,6 +233,8 @@ pub struct Scheduler<'w, 'p> {
 }
 
 const MAX_RACES: usize = 8;
+/// Instructions without progress after which a launch is reported as hung.
+const IDLE_INSTRUCTIONS: u64 = 1 << 26;
 
 impl<'w, 'p> Scheduler<'w, 'p> {
     pub fn new(
@@ -421,6 +423,7 @@ impl<'w, 'p> Scheduler<'w, 'p> {
     pub fn run(&mut self, hang_bound: u64) -> bool {
         let n_dev = self.threads.len() as u32;
         let mut idle: u64 = 0;
+        let mut progress_at: u64 = 0;
         let mut cursor = 0usize;
         let mut host_recent: Vec<Vec<(u64, u64)>> = vec![Vec::new(); self.hosts.len()];
         while !self.live.is_empty() {
@@ -506,9 +509,12 @@ impl<'w, 'p> Scheduler<'w, 'p> {
             }
             if self.world.progress {
                 idle = 0;
+                progress_at = self.world.instructions;
             } else {
                 idle += 1;
-                if idle > hang_bound + 64 * self.live.len() as u64 {
+                // Bounded in steps (spinning on memory) and in instructions (spinning in registers).
+                let spun = self.world.instructions - progress_at > IDLE_INSTRUCTIONS;
+                if spun || idle > hang_bound + 64 * self.live.len() as u64 {
                     let mut who: Vec<String> = self
                         .live
                         .iter()
@@ -526,7 +532,8 @@ impl<'w, 'p> Scheduler<'w, 'p> {
                         who.push(format!("and {} more", self.live.len() - 4));
                     }
                     let text = format!(
-                        "no thread made progress in {idle} scheduling steps: every live thread spins on values nobody changes ({})",
+                        "no thread made progress in {idle} scheduling steps ({} instructions): every live thread spins on values nobody changes ({})",
+                        self.world.instructions - progress_at,
                         who.join(", ")
                     );
                     self.stop(FindingKind::Hang, text);
