@@ -214,6 +214,25 @@ fn buffer_values(data: &[u8], size: u32) -> Vec<u64> {
 /// assert_eq!(cli::main(&args), ExitCode::from(2));
 /// ```
 pub fn main(args: &[String]) -> ExitCode {
+    // A malformed module that slips past the checks must still end as bad input with a
+    // message, never with a panic's backtrace.
+    let hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    let result = std::panic::catch_unwind(|| run(args));
+    std::panic::set_hook(hook);
+    result.unwrap_or_else(|p| {
+        let why = p
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| p.downcast_ref::<String>().cloned())
+            .unwrap_or_default();
+        bad(format!(
+            "the PTX could not be simulated (malformed or outside what the simulator models): {why}"
+        ))
+    })
+}
+
+fn run(args: &[String]) -> ExitCode {
     let o = match parse_options(args) {
         Ok(o) => o,
         Err(e) => return bad(e),

@@ -141,6 +141,9 @@ fn decode_one(d: &mut FnDecoder, i: &RawInstr, at: usize) -> Result<Op, SimError
                     .split(',')
                     .map(str::trim)
                     .collect();
+                if inner.len() != 2 {
+                    return Err(err(i, "only two-element vectors are supported"));
+                }
                 let (lo, hi) = (d.src(i, inner[0])?, d.src(i, inner[1])?);
                 Op::Pack(ty.bytes, d.dst(i, &o[0])?, lo, hi)
             } else {
