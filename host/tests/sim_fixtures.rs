@@ -318,6 +318,52 @@ fn cli_bad_input_exits_2_naming_the_problem() {
 }
 
 #[test]
+fn cli_small_parameters_take_u32_values_that_fit() {
+    // A kernel with a `.u8` parameter stored to the buffer.
+    let text = std::fs::read_to_string(fixture("device_release.ptx"))
+        .unwrap()
+        .replace(
+            "\t.param .u64 .ptr .align 1 publish_param_1\n",
+            "\t.param .u64 .ptr .align 1 publish_param_1,\n\t.param .u8 publish_param_2\n",
+        )
+        .replace(
+            "\tmov.b32 \t%r1, 42;",
+            "\tld.param.u8 \t%r1, [publish_param_2];",
+        );
+    let dir = std::env::temp_dir().join(format!("sim-u8-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("u8.ptx");
+    std::fs::write(&file, text).unwrap();
+    let f = file.to_string_lossy().into_owned();
+    let run = |v: &str| {
+        sim(&[
+            &f,
+            "--kernel",
+            "publish",
+            "--grid",
+            "1",
+            "--block",
+            "1",
+            "--arg",
+            "buf:u32:1",
+            "--arg",
+            "buf:u32:1",
+            "--arg",
+            v,
+            "--json",
+        ])
+    };
+    let (code, out, err) = run("u32:200");
+    assert_eq!(code, 0, "{out}{err}");
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(v["buffers"][0], serde_json::json!([200]));
+    let (code, _, err) = run("u32:300");
+    assert_eq!(code, 2);
+    assert!(err.contains("300 does not fit"), "{err}");
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
 fn cli_unsupported_instruction_exits_2_naming_it_and_its_line() {
     let text = std::fs::read_to_string(fixture("device_release.ptx"))
         .unwrap()

@@ -6,6 +6,10 @@
 //!     [--seed N] [--schedules K] [--json]
 //! ```
 //!
+//! Kernel parameters in order: `u32:V` for a 32-bit parameter (and for an 8- or 16-bit one
+//! when V fits), `u64:V` for a 64-bit one, `buf:T:N[:INIT]` for a pointer (N elements of T in
+//! a new global buffer, each INIT, default 0). `V` and `INIT` are decimal or `0x` hexadecimal.
+//!
 //! Exit status 0: every schedule ran to completion with no finding; 1: a finding (the first line
 //! of output is the finding, starting with `race:`, `divergence:`, `hang:` or `fault:`); 2: bad
 //! input (each message names what is wrong). The seed is printed so a run can be repeated;
@@ -58,7 +62,7 @@ pub struct Options {
 ///     "--arg", "buf:u64:4:7", "--arg", "u32:0x10"].map(String::from).to_vec();
 /// assert_eq!(parse_options(&args).unwrap().args, [CliArg::Buf(8, 4, 7), CliArg::U32(16)]);
 /// ```
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub enum CliArg {
     /// `u32:V`.
     U32(u32),
@@ -261,19 +265,38 @@ fn run(args: &[String]) -> ExitCode {
             _ => None,
         })
         .collect();
-    let args: Vec<Arg> = o
-        .args
-        .iter()
-        .map(|a| match *a {
-            CliArg::U32(v) => Arg::U32(v),
-            CliArg::U64(v) => Arg::U64(v),
-            CliArg::Buf(size, n, init) => Arg::Buffer(
+    // `u32:V` also fills an 8- or 16-bit parameter (`.u8`, `.u16`, `bool`) when V fits.
+    let params = kernel.param_sizes();
+    let mut args: Vec<Arg> = Vec::new();
+    for (k, a) in o.args.iter().enumerate() {
+        args.push(match (*a, params.get(k)) {
+            (CliArg::U32(v), Some(1)) => match u8::try_from(v) {
+                Ok(v) => Arg::U8(v),
+                Err(_) => {
+                    return bad(format!(
+                        "argument {k} (`u32:{v}`): {v} does not fit kernel `{}`'s 1-byte parameter",
+                        o.kernel
+                    ));
+                }
+            },
+            (CliArg::U32(v), Some(2)) => match u16::try_from(v) {
+                Ok(v) => Arg::U16(v),
+                Err(_) => {
+                    return bad(format!(
+                        "argument {k} (`u32:{v}`): {v} does not fit kernel `{}`'s 2-byte parameter",
+                        o.kernel
+                    ));
+                }
+            },
+            (CliArg::U32(v), _) => Arg::U32(v),
+            (CliArg::U64(v), _) => Arg::U64(v),
+            (CliArg::Buf(size, n, init), _) => Arg::Buffer(
                 (0..n)
                     .flat_map(|_| init.to_le_bytes()[..size as usize].to_vec())
                     .collect(),
             ),
-        })
-        .collect();
+        });
+    }
     let mut last: Option<Outcome> = None;
     let mut instructions = 0u64;
     for k in 0..o.schedules {
