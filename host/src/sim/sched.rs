@@ -298,7 +298,10 @@ impl<'w, 'p> Scheduler<'w, 'p> {
 
     fn race(&mut self, t: u32, hit: RaceHit, addr: u64) {
         let (e, l) = (hit.earlier, hit.later);
-        if !self.seen_races.insert((e.inst, l.inst)) {
+        if !self
+            .seen_races
+            .insert((e.inst.min(l.inst), e.inst.max(l.inst)))
+        {
             return;
         }
         let kind = |w: bool, strong: bool, scope: super::decode::Scope| {
@@ -312,19 +315,16 @@ impl<'w, 'p> Scheduler<'w, 'p> {
                 if w { "write" } else { "read" }
             )
         };
-        let why = if e.strong && l.strong {
-            "not morally strong: a scope does not include the other thread, or the accesses differ in size"
-        } else {
-            "a plain access is never morally strong"
-        };
+        let why = hit.reason;
         let text = format!(
-            "{} {} by {} and {} {} by {} at {addr:#x}, unordered by the schedule's causality order and {why}",
+            "{} {} by {} and {} {} by {} at {}, unordered by the schedule's causality order and {why}",
             kind(e.write, e.strong, e.scope),
             self.inst(e.inst),
             self.name(e.tid),
             kind(l.write, l.strong, l.scope),
             self.inst(l.inst),
             self.name(t),
+            self.world.mem.describe(addr),
         );
         self.findings.push(Finding::new(FindingKind::Race, text));
     }
