@@ -105,7 +105,10 @@ fn atomics_are_morally_strong_only_within_their_scope_and_size() {
     let bad = run("\tred.relaxed.cta.global.add.u32 [%rd1], 1;", 2, 1, 1);
     assert_eq!(first(&bad), Some(FindingKind::Race));
     assert!(
-        bad.findings[0].text.contains("(cta)"),
+        bad.findings[0].text.contains("(cta)")
+            && bad.findings[0]
+                .text
+                .contains("a scope does not include the other thread"),
         "{}",
         bad.findings[0]
     );
@@ -113,7 +116,13 @@ fn atomics_are_morally_strong_only_within_their_scope_and_size() {
     let mixed = "\tsetp.ne.u32 %p1, %r2, 0;\n\t@%p1 bra $B;\n\
                  \tatom.relaxed.gpu.global.add.u32 %r3, [%rd1], 1;\n\tbra.uni $E;\n\
                  $B:\n\tld.relaxed.gpu.global.u16 %rs1, [%rd1];\n$E:";
-    assert_eq!(first(&run(mixed, 2, 1, 1)), Some(FindingKind::Race));
+    let out = run(mixed, 2, 1, 1);
+    assert_eq!(first(&out), Some(FindingKind::Race));
+    assert!(
+        out.findings[0].text.contains("differ in size"),
+        "{}",
+        out.findings[0]
+    );
 }
 
 #[test]
