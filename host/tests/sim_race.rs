@@ -43,6 +43,13 @@ fn plain_writes_from_two_blocks_race() {
     );
 }
 
+#[test]
+fn findings_name_the_source_line_of_loc() {
+    let out = run("\t.loc 1 42 7\n\tst.global.u32 [%rd1], %r2;", 2, 1, 1);
+    let f = &out.findings.first().expect("a race").text;
+    assert!(f.contains("(source line 42)"), "{f}");
+}
+
 /// Message passing between blocks through fences of `scope` around relaxed flag accesses.
 fn fenced_message_passing(scope: &str, seed: u64) -> Outcome {
     let body = format!(
