@@ -111,7 +111,7 @@ fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
 ///     sum.fetch_add(block_idx().x * 8 + thread_idx().x, Ordering::Relaxed);
 /// })
 /// .unwrap();
-/// assert_eq!(sum.load(Ordering::Relaxed), (0..16).sum());
+/// assert_eq!(sum.load(Ordering::Relaxed), (0..16).sum::<u32>());
 /// ```
 pub fn launch<K: Fn() + Sync>(grid: Dim3, block: Dim3, kernel: K) -> Result<(), LaunchError> {
     check(grid, block, MAX_GRID_THREADS)?;

@@ -5,7 +5,8 @@
 //! The GPU results are compared with the host executor's run of the same kernel bodies. Run here:
 //! the histogram and cross-block message passing; the grid barrier ([`run_grid_barrier`]: a
 //! host-built `Barrier<Device>` — it carries no completion, so no code address — and a
-//! cooperative launch). Not run on a GPU yet: the host↔device ring (it needs mapped host memory).
+//! cooperative launch); and [`run_probes`] runs probe kernels with given operands (the
+//! simulator's probe test compares host backend, simulator and GPU).
 
 use cudarc::driver::{CudaContext, LaunchConfig, PushKernelArg};
 use cudarc::nvrtc::Ptx;
@@ -166,6 +167,101 @@ fn launch_grid_barrier(
     Ok((got == expected)
         .then_some(())
         .ok_or_else(|| format!("GPU {got:?} != host {expected:?}")))
+}
+
+/// One probe launch for [`run_probes`]: the probe kernel, the 16 bytes around its location
+/// (at `offset`), and its value arguments (`v`, `w` of `size` bytes, `n`).
+///
+/// ```
+/// use scoped_atomics_host::gpu::{ProbeCase, run_probes};
+/// let case = ProbeCase {
+///     kernel: "fetch_add__u32__relaxed__device".into(),
+///     memory: [0; 16],
+///     offset: 4,
+///     size: 4,
+///     v: 5,
+///     w: 0,
+///     n: 0,
+/// };
+/// // Without a driver nothing runs; with one, word 1 would become 5.
+/// if let Ok(Some(after)) = run_probes("not ptx", &[case]) {
+///     assert_eq!(after[0][4], 5);
+/// }
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProbeCase {
+    /// The probe kernel's name.
+    pub kernel: String,
+    /// The buffer's bytes before the launch.
+    pub memory: [u8; 16],
+    /// Where in the buffer the location is.
+    pub offset: usize,
+    /// Size of the value type in bytes (1, 2, 4, 8).
+    pub size: usize,
+    /// The `v` and `w` arguments (low `size` bytes) and `n`.
+    pub v: u64,
+    /// See `v`.
+    pub w: u64,
+    /// See `v`.
+    pub n: u64,
+}
+
+/// Runs each probe case on the GPU (one thread), returning the 16 bytes after each; `Ok(None)`
+/// without a driver. The PTX must be loadable by the GPU (sm_70 PTX loads on every GPU the
+/// project targets).
+///
+/// ```
+/// // Without a driver: nothing runs.
+/// # use scoped_atomics_host::gpu::{driver_present, run_probes};
+/// if !driver_present() {
+///     assert_eq!(run_probes("", &[]), Ok(None));
+/// }
+/// ```
+pub fn run_probes(ptx: &str, cases: &[ProbeCase]) -> Result<Option<Vec<[u8; 16]>>, String> {
+    if !driver_present() {
+        return Ok(None);
+    }
+    let e = |e: cudarc::driver::DriverError| e.to_string();
+    let ctx = CudaContext::new(0).map_err(e)?;
+    let module = ctx.load_module(Ptx::from_src(ptx)).map_err(e)?;
+    let stream = ctx.default_stream();
+    let one = LaunchConfig {
+        grid_dim: (1, 1, 1),
+        block_dim: (1, 1, 1),
+        shared_mem_bytes: 0,
+    };
+    let mut out = Vec::with_capacity(cases.len());
+    for c in cases {
+        let f = module.load_function(&c.kernel).map_err(e)?;
+        let mut memory = stream.clone_htod(&c.memory[..]).map_err(e)?;
+        let n = c.n as usize;
+        let (v8, w8, v16, w16, v32, w32) = (
+            c.v as u8, c.w as u8, c.v as u16, c.w as u16, c.v as u32, c.w as u32,
+        );
+        {
+            let mut at = memory.slice_mut(c.offset..);
+            let mut launch = stream.launch_builder(&f);
+            if !c.kernel.starts_with("fence__") {
+                launch.arg(&mut at);
+                match c.size {
+                    1 => launch.arg(&v8).arg(&w8),
+                    2 => launch.arg(&v16).arg(&w16),
+                    4 => launch.arg(&v32).arg(&w32),
+                    _ => launch.arg(&c.v).arg(&c.w),
+                };
+                launch.arg(&n);
+            }
+            // SAFETY: a probe kernel takes (p: *mut T, v: T, w: T, n: usize) with T of `size`
+            // bytes (a fence probe takes nothing); `p` points at `offset`, aligned to the size,
+            // inside the 16-byte device buffer.
+            unsafe { launch.launch(one) }.map_err(e)?;
+        }
+        let got = stream.clone_dtoh(&memory).map_err(e)?;
+        let mut bytes = [0u8; 16];
+        bytes.copy_from_slice(&got);
+        out.push(bytes);
+    }
+    Ok(Some(out))
 }
 
 #[cfg(test)]

@@ -56,6 +56,25 @@ fn a_single_barrier_instruction_is_not_divergence() {
 }
 
 #[test]
+fn the_same_split_with_non_aligned_barriers_is_allowed() {
+    // `barrier.sync` without `.aligned` may be reached at different instructions by a warp.
+    let text = std::fs::read_to_string(fixture("split_bar_sync.ptx"))
+        .unwrap()
+        .replace("\tbar.sync \t0;", "\tbarrier.sync \t0;");
+    let k = Simulator::new(&text)
+        .unwrap()
+        .kernel("split_barrier")
+        .unwrap();
+    let out = k
+        .launch(
+            &Launch::new([1, 1, 1], [64, 1, 1], vec![Arg::Buffer(vec![0; 512])]),
+            Vec::new(),
+        )
+        .unwrap();
+    assert!(out.findings.is_empty(), "{:?}", out.findings);
+}
+
+#[test]
 fn stale_token_mbarrier_wait_is_reported() {
     let k = load("stale_token_mbarrier.ptx")
         .kernel("stale_token")
@@ -193,6 +212,28 @@ fn cli_finding_exits_1_with_the_finding_first() {
     assert_eq!(code, 1, "{out}");
     assert!(out.starts_with("divergence: "), "{out}");
     assert!(out.contains("seed 7"), "{out}");
+    let (code, out, _) = sim(&[
+        &path("split_bar_sync.ptx"),
+        "--kernel",
+        "split_barrier",
+        "--grid",
+        "1",
+        "--block",
+        "32",
+        "--arg",
+        "buf:u32:128",
+        "--json",
+    ]);
+    assert_eq!(code, 1, "{out}");
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert!(
+        v["findings"][0]
+            .as_str()
+            .unwrap()
+            .starts_with("divergence: "),
+        "{v}"
+    );
+    assert_eq!(v["buffers"][0].as_array().unwrap().len(), 128);
 }
 
 #[test]
@@ -274,6 +315,52 @@ fn cli_bad_input_exits_2_naming_the_problem() {
     ]);
     assert_eq!(code, 2);
     assert!(err.contains("cannot read /nonexistent.ptx"), "{err}");
+}
+
+#[test]
+fn cli_small_parameters_take_u32_values_that_fit() {
+    // A kernel with a `.u8` parameter stored to the buffer.
+    let text = std::fs::read_to_string(fixture("device_release.ptx"))
+        .unwrap()
+        .replace(
+            "\t.param .u64 .ptr .align 1 publish_param_1\n",
+            "\t.param .u64 .ptr .align 1 publish_param_1,\n\t.param .u8 publish_param_2\n",
+        )
+        .replace(
+            "\tmov.b32 \t%r1, 42;",
+            "\tld.param.u8 \t%r1, [publish_param_2];",
+        );
+    let dir = std::env::temp_dir().join(format!("sim-u8-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("u8.ptx");
+    std::fs::write(&file, text).unwrap();
+    let f = file.to_string_lossy().into_owned();
+    let run = |v: &str| {
+        sim(&[
+            &f,
+            "--kernel",
+            "publish",
+            "--grid",
+            "1",
+            "--block",
+            "1",
+            "--arg",
+            "buf:u32:1",
+            "--arg",
+            "buf:u32:1",
+            "--arg",
+            v,
+            "--json",
+        ])
+    };
+    let (code, out, err) = run("u32:200");
+    assert_eq!(code, 0, "{out}{err}");
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(v["buffers"][0], serde_json::json!([200]));
+    let (code, _, err) = run("u32:300");
+    assert_eq!(code, 2);
+    assert!(err.contains("300 does not fit"), "{err}");
+    let _ = std::fs::remove_dir_all(dir);
 }
 
 #[test]

@@ -4,6 +4,12 @@
 //! aligned offset; the final buffer must equal what the host backend (`scoped_atomics` on host
 //! memory) leaves after the same operation — sub-word neighbours untouched, floats bit for bit.
 //!
+//! With a CUDA driver, the sm_70 cases also run on the GPU (`gpu::run_probes`) and the three
+//! results are compared; without one, the test prints that this step was skipped.
+//!
+//! Every other kernel of each module (examples, primitives) must decode too: no instruction the
+//! project emits is unknown to the simulator.
+//!
 //! The probes discard the operation's result (`let _ = a.op(..)`), so the returned value is not
 //! observable in their memory; the final memory is.
 
@@ -11,6 +17,7 @@ mod sim_support;
 
 use scoped_atomics::{Atomic, Ordering, System};
 use scoped_atomics_host::conformance::is_probe_name;
+use scoped_atomics_host::gpu;
 use scoped_atomics_host::ptx::Target;
 use scoped_atomics_host::sim::{Arg, Launch};
 use sim_support::{Rng, simulator};
@@ -201,12 +208,22 @@ fn reference(
     }
 }
 
-/// Runs every probe of `target`; returns (probes run, failures).
-fn run_target(target: Target, seed: u64) -> Option<(usize, Vec<String>)> {
+/// The probe launches of one configuration with the host backend's memory after each.
+type Cases = Vec<(gpu::ProbeCase, [u8; 16])>;
+
+/// Runs every probe of `target`; returns (probes run, failures, the cases for the GPU).
+fn run_target(target: Target, seed: u64) -> Option<(usize, Vec<String>, Cases)> {
     let sim = simulator("sim_probes", target)?;
+    let mut cases = Cases::new();
     let mut rng = Rng(seed);
     let mut failures = Vec::new();
     let mut count = 0;
+    // Every kernel of the module decodes: every instruction the project emits is executable.
+    for name in sim.kernels().filter(|k| !is_probe_name(k)) {
+        if let Err(e) = sim.kernel(name) {
+            failures.push(format!("{target} {name}: {e}"));
+        }
+    }
     let names: Vec<String> = sim
         .kernels()
         .filter(|k| is_probe_name(k))
@@ -283,6 +300,18 @@ fn run_target(target: Target, seed: u64) -> Option<(usize, Vec<String>)> {
                 continue;
             }
         };
+        cases.push((
+            gpu::ProbeCase {
+                kernel: name.clone(),
+                memory: *bytemuck_ref(&init),
+                offset: off,
+                size,
+                v,
+                w,
+                n,
+            },
+            *bytemuck_ref(&expected),
+        ));
         let got = &out.buffers[0];
         if !out.completed || got.as_slice() != bytemuck_ref(&expected) {
             failures.push(format!(
@@ -294,7 +323,38 @@ fn run_target(target: Target, seed: u64) -> Option<(usize, Vec<String>)> {
             ));
         }
     }
-    Some((count, failures))
+    Some((count, failures, cases))
+}
+
+/// With a CUDA driver, the sm_70 probe cases also run on the GPU and must leave the memory the
+/// host backend (and so the simulator) left; without one, says that it was skipped.
+fn on_the_gpu(cases: &Cases) -> Vec<String> {
+    let Some(ptx) = sim_support::ptx("sim_probes", Target::Sm70) else {
+        return Vec::new();
+    };
+    let probes: Vec<gpu::ProbeCase> = cases.iter().map(|c| c.0.clone()).collect();
+    match gpu::run_probes(&ptx, &probes) {
+        Ok(None) => {
+            println!("probes on the GPU: {}", gpu::NO_DRIVER);
+            assert!(!gpu::driver_present());
+            Vec::new()
+        }
+        Ok(Some(results)) => cases
+            .iter()
+            .zip(results)
+            .filter(|((_, host), gpu)| host != gpu)
+            .map(|((c, host), gpu)| {
+                format!(
+                    "GPU {}: {gpu:02x?}, host and simulator {host:02x?}",
+                    c.kernel
+                )
+            })
+            .collect(),
+        Err(e) => {
+            println!("probes on the GPU: driver present but unusable ({e}), skipped");
+            Vec::new()
+        }
+    }
 }
 
 fn bytemuck_ref(x: &[u64; 2]) -> &[u8; 16] {
@@ -312,9 +372,12 @@ fn every_probe_matches_the_host_backend() {
     let started = std::time::Instant::now();
     let mut all = Vec::new();
     for (i, target) in Target::ALL.into_iter().enumerate() {
-        let Some((count, failures)) = run_target(target, 0x5eed_0000 + i as u64) else {
+        let Some((count, failures, cases)) = run_target(target, 0x5eed_0000 + i as u64) else {
             return;
         };
+        if target == Target::Sm70 {
+            all.extend(on_the_gpu(&cases));
+        }
         assert!(count >= 3800, "{target}: only {count} probes");
         println!(
             "{target}: {count} probes simulated, {} differ",

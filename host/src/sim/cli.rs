@@ -6,6 +6,10 @@
 //!     [--seed N] [--schedules K] [--json]
 //! ```
 //!
+//! Kernel parameters in order: `u32:V` for a 32-bit parameter (and for an 8- or 16-bit one
+//! when V fits), `u64:V` for a 64-bit one, `buf:T:N[:INIT]` for a pointer (N elements of T in
+//! a new global buffer, each INIT, default 0). `V` and `INIT` are decimal or `0x` hexadecimal.
+//!
 //! Exit status 0: every schedule ran to completion with no finding; 1: a finding (the first line
 //! of output is the finding, starting with `race:`, `divergence:`, `hang:` or `fault:`); 2: bad
 //! input (each message names what is wrong). The seed is printed so a run can be repeated;
@@ -14,25 +18,55 @@
 use super::{Arg, Launch, Outcome, SimError, Simulator};
 use std::process::ExitCode;
 
+/// The command's usage line, printed with every bad-input message.
+///
+/// ```
+/// assert!(scoped_atomics_host::sim::cli::USAGE.contains("--schedules K"));
+/// ```
 pub const USAGE: &str = "usage: scoped-atomics-host sim FILE.ptx --kernel NAME --grid X[,Y,Z] --block X[,Y,Z] [--arg u32:V | --arg u64:V | --arg buf:u32:N[:INIT] | --arg buf:u64:N[:INIT]]... [--seed N] [--schedules K] [--json]";
 
 /// A parsed command line.
+///
+/// ```
+/// use scoped_atomics_host::sim::cli::parse_options;
+/// let args: Vec<String> = ["k.ptx", "--kernel", "k", "--grid", "2,2", "--block", "32"]
+///     .map(String::from).to_vec();
+/// let o = parse_options(&args).unwrap();
+/// assert_eq!((o.grid, o.block, o.seed, o.schedules), ([2, 2, 1], [32, 1, 1], 1, 3));
+/// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct Options {
+    /// The PTX file.
     pub file: String,
+    /// `--kernel`.
     pub kernel: String,
+    /// `--grid`, missing dimensions 1.
     pub grid: [u32; 3],
+    /// `--block`, missing dimensions 1.
     pub block: [u32; 3],
+    /// The `--arg`s in order.
     pub args: Vec<CliArg>,
+    /// `--seed` (default 1): schedule `k` uses seed + k.
     pub seed: u64,
+    /// `--schedules` (default 3).
     pub schedules: u64,
+    /// `--json`.
     pub json: bool,
 }
 
 /// An `--arg`.
-#[derive(Debug, Clone, PartialEq)]
+///
+/// ```
+/// use scoped_atomics_host::sim::cli::{CliArg, parse_options};
+/// let args: Vec<String> = ["k.ptx", "--kernel", "k", "--grid", "1", "--block", "1",
+///     "--arg", "buf:u64:4:7", "--arg", "u32:0x10"].map(String::from).to_vec();
+/// assert_eq!(parse_options(&args).unwrap().args, [CliArg::Buf(8, 4, 7), CliArg::U32(16)]);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub enum CliArg {
+    /// `u32:V`.
     U32(u32),
+    /// `u64:V`.
     U64(u64),
     /// `buf:T:N[:INIT]`: element size in bytes, count, initial value.
     Buf(u32, u64, u64),
@@ -101,7 +135,14 @@ fn parse_arg(s: &str) -> Result<CliArg, String> {
     }
 }
 
-/// Parses the arguments after `sim`.
+/// Parses the arguments after `sim`; the error names what is wrong.
+///
+/// ```
+/// use scoped_atomics_host::sim::cli::parse_options;
+/// let args: Vec<String> = ["k.ptx", "--kernel", "k", "--grid", "0", "--block", "1"]
+///     .map(String::from).to_vec();
+/// assert!(parse_options(&args).unwrap_err().contains("`0` is not a positive integer"));
+/// ```
 pub fn parse_options(args: &[String]) -> Result<Options, String> {
     let mut file = None;
     let (mut kernel, mut grid, mut block) = (None, None, None);
@@ -166,8 +207,36 @@ fn buffer_values(data: &[u8], size: u32) -> Vec<u64> {
         .collect()
 }
 
-/// Runs the `sim` subcommand on the arguments after `sim`.
+/// Runs the `sim` subcommand on the arguments after `sim`, printing its results; the exit
+/// status is 0 (no finding), 1 (a finding) or 2 (bad input).
+///
+/// ```
+/// use scoped_atomics_host::sim::cli;
+/// use std::process::ExitCode;
+/// let args: Vec<String> = ["/no/such.ptx", "--kernel", "k", "--grid", "1", "--block", "1"]
+///     .map(String::from).to_vec();
+/// assert_eq!(cli::main(&args), ExitCode::from(2));
+/// ```
 pub fn main(args: &[String]) -> ExitCode {
+    // A malformed module that slips past the checks must still end as bad input with a
+    // message, never with a panic's backtrace.
+    let hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    let result = std::panic::catch_unwind(|| run(args));
+    std::panic::set_hook(hook);
+    result.unwrap_or_else(|p| {
+        let why = p
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| p.downcast_ref::<String>().cloned())
+            .unwrap_or_default();
+        bad(format!(
+            "the PTX could not be simulated (malformed or outside what the simulator models): {why}"
+        ))
+    })
+}
+
+fn run(args: &[String]) -> ExitCode {
     let o = match parse_options(args) {
         Ok(o) => o,
         Err(e) => return bad(e),
@@ -196,19 +265,38 @@ pub fn main(args: &[String]) -> ExitCode {
             _ => None,
         })
         .collect();
-    let args: Vec<Arg> = o
-        .args
-        .iter()
-        .map(|a| match *a {
-            CliArg::U32(v) => Arg::U32(v),
-            CliArg::U64(v) => Arg::U64(v),
-            CliArg::Buf(size, n, init) => Arg::Buffer(
+    // `u32:V` also fills an 8- or 16-bit parameter (`.u8`, `.u16`, `bool`) when V fits.
+    let params = kernel.param_sizes();
+    let mut args: Vec<Arg> = Vec::new();
+    for (k, a) in o.args.iter().enumerate() {
+        args.push(match (*a, params.get(k)) {
+            (CliArg::U32(v), Some(1)) => match u8::try_from(v) {
+                Ok(v) => Arg::U8(v),
+                Err(_) => {
+                    return bad(format!(
+                        "argument {k} (`u32:{v}`): {v} does not fit kernel `{}`'s 1-byte parameter",
+                        o.kernel
+                    ));
+                }
+            },
+            (CliArg::U32(v), Some(2)) => match u16::try_from(v) {
+                Ok(v) => Arg::U16(v),
+                Err(_) => {
+                    return bad(format!(
+                        "argument {k} (`u32:{v}`): {v} does not fit kernel `{}`'s 2-byte parameter",
+                        o.kernel
+                    ));
+                }
+            },
+            (CliArg::U32(v), _) => Arg::U32(v),
+            (CliArg::U64(v), _) => Arg::U64(v),
+            (CliArg::Buf(size, n, init), _) => Arg::Buffer(
                 (0..n)
                     .flat_map(|_| init.to_le_bytes()[..size as usize].to_vec())
                     .collect(),
             ),
-        })
-        .collect();
+        });
+    }
     let mut last: Option<Outcome> = None;
     let mut instructions = 0u64;
     for k in 0..o.schedules {

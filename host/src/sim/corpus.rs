@@ -9,6 +9,12 @@ use scoped_atomics::{Barrier, Block, CountingSemaphore, Device, Latch};
 use std::sync::{Arc, Mutex};
 
 /// The bytes of a host-built object, to be placed in a simulated buffer.
+///
+/// ```
+/// use scoped_atomics::{Device, Latch};
+/// use scoped_atomics_host::sim::corpus::bytes_of;
+/// assert_eq!(bytes_of(&Latch::<Device>::new(3)), 3u32.to_le_bytes());
+/// ```
 pub fn bytes_of<T>(value: &T) -> Vec<u8> {
     // SAFETY: reads `size_of::<T>()` initialised bytes of a live value (the types used here have
     // no padding: atomics, integers and a function pointer).
@@ -208,6 +214,13 @@ fn primitive(
 }
 
 /// Every corpus kernel of `sim` (a `gpu-kernels` module), each with its exact check.
+///
+/// ```
+/// use scoped_atomics_host::sim::{EXAMPLE_PTX, Simulator, corpus};
+/// // A module without the project's kernels: every check says what is missing.
+/// let checks = corpus::run_all(&Simulator::new(EXAMPLE_PTX).unwrap(), 1);
+/// assert!(checks[0].1.as_ref().unwrap_err().contains("no kernel named `histogram`"));
+/// ```
 pub fn run_all(sim: &Simulator, seed: u64) -> Vec<Check> {
     let mut checks: Vec<Check> = Vec::new();
     let mut add = |name: &str, r: Result<String, String>| checks.push((name.to_string(), r));
@@ -329,6 +342,12 @@ pub fn run_all(sim: &Simulator, seed: u64) -> Vec<Check> {
 /// The `demo` command's simulator step: the corpus at every configuration given (name,
 /// simulator), one line per kernel (its summary at the first configuration, and every
 /// configuration's verdict); false if any check failed.
+///
+/// ```
+/// use scoped_atomics_host::sim::{EXAMPLE_PTX, Simulator, corpus};
+/// let (lines, ok) = corpus::demo_lines(&[("toy".into(), Simulator::new(EXAMPLE_PTX).unwrap())], 1);
+/// assert!(!ok && lines[0].starts_with("FAILED  histogram"));
+/// ```
 pub fn demo_lines(sims: &[(String, Simulator)], seed: u64) -> (Vec<String>, bool) {
     let runs: Vec<(String, Vec<Check>)> = sims
         .iter()

@@ -147,6 +147,25 @@ impl Memory {
     }
 }
 
+impl Memory {
+    /// Names an address for a report: the buffer and offset, or the shared/local offset.
+    pub fn describe(&self, addr: u64) -> String {
+        match classify(addr) {
+            Some((Space::Global, a)) => {
+                let r = ((a - GLOBAL_BASE) >> 32) as usize;
+                let o = (a - GLOBAL_BASE) & (WINDOW - 1);
+                match self.regions.get(r) {
+                    Some(reg) => format!("`{}`+{o} ({addr:#x})", reg.name),
+                    None => format!("{addr:#x}"),
+                }
+            }
+            Some((Space::Shared, o)) => format!("shared offset {o:#x}"),
+            Some((_, o)) => format!("local offset {o:#x}"),
+            None => format!("{addr:#x}"),
+        }
+    }
+}
+
 /// The state space and in-space address of a generic address.
 pub fn classify(addr: u64) -> Option<(Space, u64)> {
     if (SHARED_WINDOW..SHARED_WINDOW + WINDOW).contains(&addr) {

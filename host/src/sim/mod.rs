@@ -8,27 +8,36 @@
 //!   static and dynamic `.shared`, `.local`, `.param`, the special registers.
 //! * Threads interleave at every memory operation by a seeded random choice ([`Mode::Random`])
 //!   or in warp lockstep ([`Mode::WarpLockstep`]); memory is sequentially consistent, and races
-//!   are found from the happens-before order of the executed schedule (see [`race`]).
+//!   are found from the happens-before order of the executed schedule: vector clocks with
+//!   scopes, and the PTX memory model's *morally strong* test (both strong, each one's scope
+//!   includes the other's thread, the same bytes).
+//! * Findings ([`Finding`]) start with `race:`, `divergence:`, `hang:` or `fault:` and name
+//!   threads as `(block,thread)` and instructions by PTX line (and source line with `.loc`).
+//!
+//! The module tree: `parse` (PTX text → functions and statements), `decode` (compact
+//! instruction forms), `exec` (the interpreter), `values` (arithmetic), `memory` (state
+//! spaces, mbarrier objects), `sched` (scheduler, barriers, host threads, hangs), `race` (the
+//! detector), `report` (findings), [`cli`] (the `sim` command), [`corpus`] (the project's
+//! kernels at realistic sizes).
 //!
 //! ```
-//! use scoped_atomics_host::sim::{Arg, Launch, Simulator};
-//! let ptx = ".version 7.0\n.target sm_70\n.address_size 64\n\
-//!     .visible .entry k(.param .u64 k_param_0)\n{\n.reg .b32 %r<3>;\n.reg .b64 %rd<3>;\n\
-//!     ld.param.u64 %rd1, [k_param_0];\nmov.u32 %r1, %tid.x;\n\
-//!     atom.global.add.u32 %r2, [%rd1], %r1;\nret;\n}\n";
-//! let sim = Simulator::new(ptx).unwrap();
-//! let kernel = sim.kernel("k").unwrap();
+//! use scoped_atomics_host::sim::{Arg, EXAMPLE_PTX, Launch, Simulator};
+//! let sim = Simulator::new(EXAMPLE_PTX).unwrap();
+//! let kernel = sim.kernel("count").unwrap();
 //! let out = kernel
 //!     .launch(&Launch::new([1, 1, 1], [32, 1, 1], vec![Arg::Buffer(vec![0; 4])]), Vec::new())
 //!     .unwrap();
 //! assert!(out.findings.is_empty());
-//! assert_eq!(u32::from_le_bytes(out.buffers[0][..4].try_into().unwrap()), (0..32).sum());
+//! assert_eq!(u32::from_le_bytes(out.buffers[0][..4].try_into().unwrap()), (0..32u32).sum::<u32>());
 //! ```
 
 pub mod cli;
 pub mod corpus;
 pub(crate) mod decode;
 mod exec;
+mod isa;
+mod launch;
+mod mbarrier;
 mod memory;
 mod parse;
 mod race;
@@ -38,99 +47,32 @@ mod values;
 
 use decode::{Callee, Op, Program, Symbol};
 use exec::{Frame, State, Thread, World};
+pub use launch::{Arg, EXAMPLE_PTX, Launch, Outcome, SimError};
 use parse::VarSpace;
 pub use report::{Finding, FindingKind};
 pub use sched::{HostCtx, HostStatus, HostThread, Mode};
 use std::collections::HashMap;
-use std::fmt;
 
-/// Why a module or a launch was refused.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum SimError {
-    /// Unreadable PTX, an unknown kernel, wrong arguments.
-    BadInput(String),
-    /// An instruction the simulator does not execute (named, with its PTX line).
-    Unsupported(String),
-}
-
-impl SimError {
-    pub(crate) fn parse(line: u32, what: impl fmt::Display) -> SimError {
-        SimError::BadInput(format!("PTX line {line}: {what}"))
-    }
-}
-
-impl fmt::Display for SimError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            SimError::BadInput(s) | SimError::Unsupported(s) => f.write_str(s),
-        }
-    }
-}
-
-impl std::error::Error for SimError {}
-
-/// A kernel argument.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Arg {
-    U8(u8),
-    U16(u16),
-    U32(u32),
-    U64(u64),
-    /// A new global buffer with these contents; its address is passed. It is numbered after
-    /// [`Launch::buffers`] and the buffer arguments before it.
-    Buffer(Vec<u8>),
-    /// The address of a buffer (by number) plus an offset.
-    Ptr(usize, u64),
-}
-
-/// One launch: extents, arguments and how to run it.
-#[derive(Debug, Clone)]
-pub struct Launch {
-    pub grid: [u32; 3],
-    pub block: [u32; 3],
-    pub args: Vec<Arg>,
-    /// Global buffers allocated before the arguments (buffers 0, 1, …), passed by [`Arg::Ptr`]
-    /// or reached by host threads.
-    pub buffers: Vec<Vec<u8>>,
-    pub dynamic_shared: u32,
-    pub seed: u64,
-    pub mode: Mode,
-    pub race_detection: bool,
-    /// Scheduling steps without progress before a hang is reported (plus 64 per live thread).
-    pub hang_bound: u64,
-}
-
-impl Launch {
-    /// A launch with race detection, the random scheduler and seed 1.
-    pub fn new(grid: [u32; 3], block: [u32; 3], args: Vec<Arg>) -> Launch {
-        Launch {
-            grid,
-            block,
-            args,
-            buffers: Vec::new(),
-            dynamic_shared: 0,
-            seed: 1,
-            mode: Mode::Random,
-            race_detection: true,
-            hang_bound: 100_000,
-        }
-    }
-}
-
-/// What a launch did.
-#[derive(Debug, Clone)]
-pub struct Outcome {
-    pub seed: u64,
-    pub findings: Vec<Finding>,
-    /// Final contents of each buffer ([`Launch::buffers`], then the buffer arguments), in order.
-    pub buffers: Vec<Vec<u8>>,
-    /// PTX instructions executed.
-    pub instructions: u64,
-    /// Whether every thread ran to its end.
-    pub completed: bool,
-}
+/// The byte shared memory holds before a kernel writes it.
+///
+/// ```
+/// use scoped_atomics_host::sim::{Arg, Launch, SHARED_FILL, Simulator};
+/// let ptx = ".version 7.0\n.target sm_70\n.address_size 64\n.shared .align 4 .b8 s[4];\n\
+///     .visible .entry k(.param .u64 k_param_0)\n{\n\tld.param.u64 %rd1, [k_param_0];\n\
+///     \tld.shared.u32 %r1, [s];\n\tst.global.u32 [%rd1], %r1;\n\tret;\n}\n";
+/// let k = Simulator::new(ptx).unwrap().kernel("k").unwrap();
+/// let out = k.launch(&Launch::new([1; 3], [1; 3], vec![Arg::Buffer(vec![0; 4])]), Vec::new()).unwrap();
+/// assert_eq!(out.buffers[0], [SHARED_FILL; 4]);
+/// ```
+pub const SHARED_FILL: u8 = 0xA5;
 
 /// A parsed PTX module with its variables laid out.
+///
+/// ```
+/// use scoped_atomics_host::sim::{EXAMPLE_PTX, Simulator};
+/// let sim = Simulator::new(EXAMPLE_PTX).unwrap();
+/// assert_eq!(sim.target(), "sm_70");
+/// ```
 pub struct Simulator {
     module: parse::Module,
     syms: HashMap<String, Symbol>,
@@ -139,7 +81,15 @@ pub struct Simulator {
 }
 
 /// A decoded kernel, ready to launch.
+///
+/// ```
+/// use scoped_atomics_host::sim::{EXAMPLE_PTX, Simulator};
+/// let kernel = Simulator::new(EXAMPLE_PTX).unwrap().kernel("count").unwrap();
+/// assert_eq!(kernel.name, "count");
+/// ```
+#[derive(Debug)]
 pub struct Kernel {
+    /// The kernel's name.
     pub name: String,
     prog: Program,
     entry: u32,
@@ -157,6 +107,12 @@ impl Kernel {
 
 impl Simulator {
     /// Parses a PTX module.
+    ///
+    /// ```
+    /// use scoped_atomics_host::sim::{EXAMPLE_PTX, Simulator};
+    /// assert!(Simulator::new(EXAMPLE_PTX).is_ok());
+    /// assert!(Simulator::new("not PTX").is_err());
+    /// ```
     pub fn new(ptx: &str) -> Result<Simulator, SimError> {
         let module = parse::parse(ptx)?;
         let mut syms = HashMap::new();
@@ -211,11 +167,22 @@ impl Simulator {
     }
 
     /// The `.target` of the module.
+    ///
+    /// ```
+    /// # use scoped_atomics_host::sim::{EXAMPLE_PTX, Simulator};
+    /// assert_eq!(Simulator::new(EXAMPLE_PTX).unwrap().target(), "sm_70");
+    /// ```
     pub fn target(&self) -> &str {
         &self.module.target
     }
 
     /// Names of the kernels (`.entry` functions) defined in the module.
+    ///
+    /// ```
+    /// # use scoped_atomics_host::sim::{EXAMPLE_PTX, Simulator};
+    /// let sim = Simulator::new(EXAMPLE_PTX).unwrap();
+    /// assert_eq!(sim.kernels().collect::<Vec<_>>(), ["count"]);
+    /// ```
     pub fn kernels(&self) -> impl Iterator<Item = &str> {
         self.module
             .funcs
@@ -225,12 +192,24 @@ impl Simulator {
     }
 
     /// Names of every function (kernels and `.func`s) of the module.
+    ///
+    /// ```
+    /// # use scoped_atomics_host::sim::{EXAMPLE_PTX, Simulator};
+    /// assert_eq!(Simulator::new(EXAMPLE_PTX).unwrap().functions().count(), 1);
+    /// ```
     pub fn functions(&self) -> impl Iterator<Item = &str> {
         self.module.funcs.iter().map(|f| f.name.as_str())
     }
 
     /// The code address function `name` has in a simulation (what `mov.b64 %rd, name` gives):
     /// to place a device function pointer into a buffer built on the host.
+    ///
+    /// ```
+    /// # use scoped_atomics_host::sim::{EXAMPLE_PTX, Simulator};
+    /// let sim = Simulator::new(EXAMPLE_PTX).unwrap();
+    /// assert!(sim.function_address("count").is_some());
+    /// assert!(sim.function_address("nothing").is_none());
+    /// ```
     pub fn function_address(&self, name: &str) -> Option<u64> {
         match self.syms.get(name) {
             Some(Symbol::Func(f)) => Some(memory::func_addr(*f)),
@@ -239,6 +218,17 @@ impl Simulator {
     }
 
     /// Decodes kernel `name` and every function it can reach.
+    ///
+    /// ```
+    /// # use scoped_atomics_host::sim::{EXAMPLE_PTX, Simulator};
+    /// let sim = Simulator::new(EXAMPLE_PTX).unwrap();
+    /// assert!(sim.kernel("count").is_ok());
+    /// assert!(sim.kernel("missing").unwrap_err().to_string().contains("no kernel named `missing`"));
+    /// // An instruction outside the supported set is named with its PTX line.
+    /// let odd = EXAMPLE_PTX.replace("\tret;", "\tvote.sync.all.pred %p1, 1, -1;\n\tret;");
+    /// let e = Simulator::new(&odd).unwrap().kernel("count").unwrap_err().to_string();
+    /// assert!(e.contains("vote.sync.all.pred") && e.contains("PTX line 19"), "{e}");
+    /// ```
     pub fn kernel(&self, name: &str) -> Result<Kernel, SimError> {
         let index = self
             .module
@@ -317,6 +307,12 @@ impl Simulator {
 
 impl Kernel {
     /// Sizes in bytes of the kernel's parameters, in order.
+    ///
+    /// ```
+    /// # use scoped_atomics_host::sim::{EXAMPLE_PTX, Simulator};
+    /// let kernel = Simulator::new(EXAMPLE_PTX).unwrap().kernel("count").unwrap();
+    /// assert_eq!(kernel.param_sizes(), [8]);
+    /// ```
     pub fn param_sizes(&self) -> Vec<u32> {
         self.prog.funcs[self.entry as usize]
             .params
@@ -325,12 +321,27 @@ impl Kernel {
             .collect()
     }
 
-    /// PTX instructions of the kernel and what it reaches.
+    /// PTX instructions of the kernel and what it reaches (with a `ret` closing each body).
+    ///
+    /// ```
+    /// # use scoped_atomics_host::sim::{EXAMPLE_PTX, Simulator};
+    /// let kernel = Simulator::new(EXAMPLE_PTX).unwrap().kernel("count").unwrap();
+    /// assert_eq!(kernel.instruction_count(), 9);
+    /// ```
     pub fn instruction_count(&self) -> usize {
         self.prog.insts.len()
     }
 
     /// Runs one schedule of `launch`, with `hosts` alongside.
+    ///
+    /// ```
+    /// use scoped_atomics_host::sim::{Arg, EXAMPLE_PTX, Launch, Simulator};
+    /// let kernel = Simulator::new(EXAMPLE_PTX).unwrap().kernel("count").unwrap();
+    /// let out = kernel
+    ///     .launch(&Launch::new([3, 1, 1], [32, 1, 1], vec![Arg::Buffer(vec![0; 4])]), Vec::new())
+    ///     .unwrap();
+    /// assert_eq!(out.buffers[0], (0..96u32).sum::<u32>().to_le_bytes());
+    /// ```
     pub fn launch(&self, launch: &Launch, hosts: Vec<HostThread>) -> Result<Outcome, SimError> {
         let (grid, block) = (launch.grid, launch.block);
         if grid.contains(&0) || block.contains(&0) {
@@ -399,7 +410,9 @@ impl Kernel {
             memory::write(&mut params, slot as usize, u64::from(size), v);
         }
         let shared = self.static_shared + u64::from(launch.dynamic_shared);
-        mem.shared = vec![vec![0; shared as usize]; ctas as usize];
+        // Shared memory starts uninitialised on a GPU: a recognisable non-zero pattern, so that
+        // a kernel that forgets to initialise it does not pass by luck.
+        mem.shared = vec![vec![SHARED_FILL; shared as usize]; ctas as usize];
         let mut threads = Vec::with_capacity((ctas * cta_threads) as usize);
         for c in 0..ctas as u32 {
             let ctaid = [c % grid[0], c / grid[0] % grid[1], c / (grid[0] * grid[1])];

@@ -89,6 +89,8 @@ pub struct Access {
 pub struct RaceHit {
     pub earlier: Shadow,
     pub later: Access,
+    /// Why the two are not morally strong.
+    pub reason: &'static str,
 }
 
 /// Race-detection state of a launch.
@@ -160,9 +162,17 @@ impl Race {
                 && includes(s.scope, other, me)
                 && includes(a.scope, me, other);
             if !morally_strong {
+                let reason = if !(s.strong && a.strong) {
+                    "a plain access is never morally strong"
+                } else if s.mask != mask {
+                    "not morally strong: the accesses differ in size or address"
+                } else {
+                    "not morally strong: a scope does not include the other thread"
+                };
                 hit = Some(RaceHit {
                     earlier: *s,
                     later: a,
+                    reason,
                 });
                 break;
             }

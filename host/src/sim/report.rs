@@ -6,6 +6,11 @@ use super::decode::Program;
 use std::fmt;
 
 /// What kind of defect a finding reports.
+///
+/// ```
+/// use scoped_atomics_host::sim::FindingKind;
+/// assert_eq!(FindingKind::Divergence.prefix(), "divergence");
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum FindingKind {
     /// Two conflicting accesses neither ordered nor morally strong.
@@ -20,6 +25,11 @@ pub enum FindingKind {
 
 impl FindingKind {
     /// The prefix of the finding's first line.
+    ///
+    /// ```
+    /// # use scoped_atomics_host::sim::FindingKind;
+    /// assert_eq!(FindingKind::Race.prefix(), "race");
+    /// ```
     pub fn prefix(self) -> &'static str {
         match self {
             FindingKind::Race => "race",
@@ -31,13 +41,27 @@ impl FindingKind {
 }
 
 /// A finding: its kind and its text (the first line starts with the kind's prefix and `:`).
+///
+/// ```
+/// use scoped_atomics_host::sim::{Finding, FindingKind};
+/// let f = Finding::new(FindingKind::Hang, "nobody moves");
+/// assert_eq!(f.to_string(), "hang: nobody moves");
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Finding {
+    /// What it reports.
     pub kind: FindingKind,
+    /// Its text, starting with `race:`, `divergence:`, `hang:` or `fault:`.
     pub text: String,
 }
 
 impl Finding {
+    /// A finding of `kind` whose text follows the kind's prefix.
+    ///
+    /// ```
+    /// # use scoped_atomics_host::sim::{Finding, FindingKind};
+    /// assert!(Finding::new(FindingKind::Fault, "trap").text.starts_with("fault: "));
+    /// ```
     pub fn new(kind: FindingKind, text: impl Into<String>) -> Finding {
         Finding {
             kind,

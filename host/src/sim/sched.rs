@@ -9,6 +9,13 @@ use super::report::{Finding, FindingKind, inst_name, thread_name};
 use core::sync::atomic::Ordering;
 
 /// How threads are interleaved.
+///
+/// ```
+/// use scoped_atomics_host::sim::{Launch, Mode};
+/// let mut l = Launch::new([1; 3], [64, 1, 1], Vec::new());
+/// l.mode = Mode::WarpLockstep;
+/// assert_ne!(l.mode, Mode::default());
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum Mode {
     /// A seeded random choice among runnable threads at every memory operation.
@@ -20,6 +27,11 @@ pub enum Mode {
 }
 
 /// What a host thread's step says.
+///
+/// ```
+/// use scoped_atomics_host::sim::{HostStatus, HostThread};
+/// let _waiter = HostThread::new(|_ctx| HostStatus::Parked); // sleeps for a wake-up
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum HostStatus {
     /// Call the step again.
@@ -59,6 +71,27 @@ impl HostThread {
 
 /// A host thread's view of the simulation: the buffers' addresses and system-scope atomic or
 /// plain accesses to them, each checked like a device access (bounds, races).
+///
+/// ```
+/// use scoped_atomics_host::sim::{Arg, EXAMPLE_PTX, HostStatus, HostThread, Launch, Simulator};
+/// use std::sync::atomic::Ordering;
+/// let kernel = Simulator::new(EXAMPLE_PTX).unwrap().kernel("count").unwrap();
+/// let mut l = Launch::new([1; 3], [8, 1, 1], vec![Arg::Ptr(0, 0)]);
+/// l.buffers = vec![vec![0; 8]];
+/// // The host waits (polling) until the device's sum reaches 28, then writes word 1.
+/// let host = HostThread::new(|ctx| {
+///     if ctx.load_u32(ctx.buffer(0), Ordering::Acquire) != 28 {
+///         return HostStatus::Continue;
+///     }
+///     ctx.store_u32(ctx.buffer(0) + 4, 1, Ordering::Relaxed);
+///     HostStatus::Done
+/// });
+/// let out = kernel.launch(&l, vec![host]).unwrap();
+/// assert_eq!(out.buffers[0][4..], 1u32.to_le_bytes());
+/// // The kernel's reductions have gpu scope, which does not include a host thread: the host's
+/// // system-scope load is not morally strong with them, a scope race.
+/// assert!(out.findings[0].text.starts_with("race: ") && out.findings[0].text.contains("host thread 0"));
+/// ```
 pub struct HostCtx<'a, 'p> {
     world: &'a mut World<'p>,
     t: u32,
@@ -175,7 +208,8 @@ impl HostCtx<'_, '_> {
 /// arrived at.
 #[derive(Default, Clone)]
 struct CtaBarriers {
-    waiting: Vec<Vec<(u32, u32)>>,
+    /// (thread, instruction, `.aligned`) of each arrival.
+    waiting: Vec<Vec<(u32, u32, bool)>>,
     expected: Vec<Option<u32>>,
 }
 
@@ -199,6 +233,8 @@ pub struct Scheduler<'w, 'p> {
 }
 
 const MAX_RACES: usize = 8;
+/// Instructions without progress after which a launch is reported as hung.
+const IDLE_INSTRUCTIONS: u64 = 1 << 26;
 
 impl<'w, 'p> Scheduler<'w, 'p> {
     pub fn new(
@@ -262,7 +298,10 @@ impl<'w, 'p> Scheduler<'w, 'p> {
 
     fn race(&mut self, t: u32, hit: RaceHit, addr: u64) {
         let (e, l) = (hit.earlier, hit.later);
-        if !self.seen_races.insert((e.inst, l.inst)) {
+        if !self
+            .seen_races
+            .insert((e.inst.min(l.inst), e.inst.max(l.inst)))
+        {
             return;
         }
         let kind = |w: bool, strong: bool, scope: super::decode::Scope| {
@@ -276,25 +315,22 @@ impl<'w, 'p> Scheduler<'w, 'p> {
                 if w { "write" } else { "read" }
             )
         };
-        let why = if e.strong && l.strong {
-            "not morally strong: a scope does not include the other thread, or the accesses differ in size"
-        } else {
-            "a plain access is never morally strong"
-        };
+        let why = hit.reason;
         let text = format!(
-            "{} {} by {} and {} {} by {} at {addr:#x}, unordered by the schedule's causality order and {why}",
+            "{} {} by {} and {} {} by {} at {}, unordered by the schedule's causality order and {why}",
             kind(e.write, e.strong, e.scope),
             self.inst(e.inst),
             self.name(e.tid),
             kind(l.write, l.strong, l.scope),
             self.inst(l.inst),
             self.name(t),
+            self.world.mem.describe(addr),
         );
         self.findings.push(Finding::new(FindingKind::Race, text));
     }
 
     /// Handles thread `t` arriving at barrier `id` at instruction `at`.
-    fn arrive(&mut self, t: u32, id: u32, count: Option<u32>, at: u32) {
+    fn arrive(&mut self, t: u32, id: u32, count: Option<u32>, at: u32, aligned: bool) {
         let cta = self.threads[t as usize].cta as usize;
         let b = &mut self.bars[cta];
         let id = id as usize;
@@ -302,7 +338,7 @@ impl<'w, 'p> Scheduler<'w, 'p> {
             b.waiting.resize(id + 1, Vec::new());
             b.expected.resize(id + 1, None);
         }
-        b.waiting[id].push((t, at));
+        b.waiting[id].push((t, at, aligned));
         b.expected[id] = count.or(b.expected[id]);
         self.threads[t as usize].state = State::AtBarrier(id as u32);
         self.live.retain(|&x| x != t);
@@ -334,10 +370,12 @@ impl<'w, 'p> Scheduler<'w, 'p> {
         let arrivals = std::mem::take(&mut self.bars[cta].waiting[id]);
         self.bars[cta].expected[id] = None;
         // `.aligned`: every thread of a warp at the same barrier instruction.
-        for w in arrivals.windows(2) {
-            let ((a, ia), (b, ib)) = (w[0], w[1]);
-            let (la, lb) = (self.threads[a as usize].lin, self.threads[b as usize].lin);
-            if la / 32 == lb / 32 && ia != ib {
+        for (i, &(a, ia, aligned_a)) in arrivals.iter().enumerate() {
+            let la = self.threads[a as usize].lin;
+            let other = arrivals[i + 1..].iter().find(|&&(b, ib, aligned_b)| {
+                (aligned_a || aligned_b) && self.threads[b as usize].lin / 32 == la / 32 && ib != ia
+            });
+            if let Some(&(b, ib, _)) = other {
                 let text = format!(
                     "threads {} and {} of one warp reached barrier {id} at different instructions, {} and {} (bar.sync is .aligned: every thread of the warp must execute the same barrier instruction)",
                     self.name(a),
@@ -366,7 +404,7 @@ impl<'w, 'p> Scheduler<'w, 'p> {
     /// After thread `t` of `cta` exited: a barrier its CTA waits at can no longer complete.
     fn check_unreachable(&mut self, cta: usize, exited: u32) {
         for id in 0..self.bars[cta].waiting.len() {
-            if let Some(&(w, at)) = self.bars[cta].waiting[id].first()
+            if let Some(&(w, at, _)) = self.bars[cta].waiting[id].first()
                 && self.bars[cta].expected[id].is_none()
             {
                 let text = format!(
@@ -385,6 +423,7 @@ impl<'w, 'p> Scheduler<'w, 'p> {
     pub fn run(&mut self, hang_bound: u64) -> bool {
         let n_dev = self.threads.len() as u32;
         let mut idle: u64 = 0;
+        let mut progress_at: u64 = 0;
         let mut cursor = 0usize;
         let mut host_recent: Vec<Vec<(u64, u64)>> = vec![Vec::new(); self.hosts.len()];
         while !self.live.is_empty() {
@@ -438,7 +477,7 @@ impl<'w, 'p> Scheduler<'w, 'p> {
                 }
                 match ev {
                     Event::Yield => {}
-                    Event::Barrier(id, count) => {
+                    Event::Barrier(id, count, aligned) => {
                         if count.is_some_and(|c| c == 0 || c % 32 != 0 || c > self.cta_threads) {
                             let text = format!(
                                 "{} at {}: barrier thread count {} is not a positive multiple of 32 up to the CTA's {} threads",
@@ -449,7 +488,7 @@ impl<'w, 'p> Scheduler<'w, 'p> {
                             );
                             self.stop(FindingKind::Fault, text);
                         } else {
-                            self.arrive(t, id, count, at);
+                            self.arrive(t, id, count, at, aligned);
                         }
                     }
                     Event::Exited => {
@@ -470,9 +509,12 @@ impl<'w, 'p> Scheduler<'w, 'p> {
             }
             if self.world.progress {
                 idle = 0;
+                progress_at = self.world.instructions;
             } else {
                 idle += 1;
-                if idle > hang_bound + 64 * self.live.len() as u64 {
+                // Bounded in steps (spinning on memory) and in instructions (spinning in registers).
+                let spun = self.world.instructions - progress_at > IDLE_INSTRUCTIONS;
+                if spun || idle > hang_bound + 64 * self.live.len() as u64 {
                     let mut who: Vec<String> = self
                         .live
                         .iter()
@@ -490,7 +532,8 @@ impl<'w, 'p> Scheduler<'w, 'p> {
                         who.push(format!("and {} more", self.live.len() - 4));
                     }
                     let text = format!(
-                        "no thread made progress in {idle} scheduling steps: every live thread spins on values nobody changes ({})",
+                        "no thread made progress in {idle} scheduling steps ({} instructions): every live thread spins on values nobody changes ({})",
+                        self.world.instructions - progress_at,
                         who.join(", ")
                     );
                     self.stop(FindingKind::Hang, text);
@@ -507,12 +550,12 @@ impl<'w, 'p> Scheduler<'w, 'p> {
             return false;
         }
         // Nobody runnable: threads left waiting at barriers can never leave.
-        let stuck: Vec<(u32, u32)> = self
+        let stuck: Vec<(u32, u32, bool)> = self
             .bars
             .iter()
             .flat_map(|b| b.waiting.iter().flatten().copied())
             .collect();
-        if let Some(&(t, at)) = stuck.first() {
+        if let Some(&(t, at, _)) = stuck.first() {
             let text = format!(
                 "{} threads wait at barriers that cannot complete, e.g. {} at {}",
                 stuck.len(),

@@ -1,0 +1,377 @@
+//! The decoded instruction set: types, scopes, semantics, state spaces, operands and the
+//! compact instruction forms the interpreter runs, with the helpers that read PTX qualifiers.
+
+use super::parse::type_size;
+use std::collections::HashMap;
+
+/// Value kind of an instruction type.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Kind {
+    B,
+    U,
+    S,
+    F,
+}
+
+/// An instruction type: kind and size in bytes.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Ty {
+    pub kind: Kind,
+    pub bytes: u8,
+}
+
+impl Ty {
+    pub fn parse(s: &str) -> Option<Ty> {
+        let s = s.trim_start_matches('.');
+        let kind = match s.as_bytes().first()? {
+            b'b' => Kind::B,
+            b'u' => Kind::U,
+            b's' => Kind::S,
+            b'f' => Kind::F,
+            b'p' if s == "pred" => return Some(Ty::PRED),
+            _ => return None,
+        };
+        Some(Ty {
+            kind,
+            bytes: type_size(s)? as u8,
+        })
+    }
+    pub const PRED: Ty = Ty {
+        kind: Kind::U,
+        bytes: 1,
+    };
+    pub fn bits(self) -> u32 {
+        u32::from(self.bytes) * 8
+    }
+    pub fn mask(self) -> u64 {
+        if self.bytes >= 8 {
+            u64::MAX
+        } else {
+            (1u64 << self.bits()) - 1
+        }
+    }
+}
+
+/// Memory scope of an operation.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug)]
+pub enum Scope {
+    Cta,
+    Cluster,
+    Gpu,
+    Sys,
+}
+
+impl Scope {
+    pub fn ptx(self) -> &'static str {
+        match self {
+            Scope::Cta => "cta",
+            Scope::Cluster => "cluster",
+            Scope::Gpu => "gpu",
+            Scope::Sys => "sys",
+        }
+    }
+}
+
+/// Semantics of a memory operation or fence.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Sem {
+    /// A plain (weak) access: never morally strong.
+    Weak,
+    Relaxed,
+    Acquire,
+    Release,
+    AcqRel,
+    Sc,
+}
+
+impl Sem {
+    pub fn acquires(self) -> bool {
+        matches!(self, Sem::Acquire | Sem::AcqRel | Sem::Sc)
+    }
+    pub fn releases(self) -> bool {
+        matches!(self, Sem::Release | Sem::AcqRel | Sem::Sc)
+    }
+}
+
+/// State space named by an instruction (`Generic` when none).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Space {
+    Generic,
+    Global,
+    Shared,
+    Local,
+    Const,
+}
+
+/// A special register.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Special {
+    Tid(u8),
+    Ntid(u8),
+    Ctaid(u8),
+    Nctaid(u8),
+    LaneId,
+    WarpId,
+    NWarpId,
+    SmId,
+    Clock,
+    Clock64,
+    GlobalTimer,
+    ClusterCtaRank,
+    ClusterNCtaRank,
+    ClusterCtaId(u8),
+    ClusterNCtaId(u8),
+    ClusterId(u8),
+    NClusterId(u8),
+    LaneMaskEq,
+}
+
+/// A source operand.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Src {
+    Reg(u32),
+    Imm(u64),
+    Special(Special),
+    /// A `.local` variable of the current frame, at this offset of its local area.
+    Local(u64),
+}
+
+/// A memory address operand: base plus constant offset.
+#[derive(Clone, Copy, Debug)]
+pub struct Addr {
+    pub base: Src,
+    pub off: i64,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum BinOp {
+    Add,
+    Sub,
+    MulLo,
+    MulHi,
+    MulWide,
+    Div,
+    Rem,
+    And,
+    Or,
+    Xor,
+    Shl,
+    Shr,
+    Min,
+    Max,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum UnOp {
+    Mov,
+    Not,
+    Neg,
+    Abs,
+    Popc,
+    Clz,
+    Brev,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Cmp {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+}
+
+/// A read-modify-write operation of `atom`/`red`.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Rmw {
+    Add,
+    Exch,
+    Cas,
+    And,
+    Or,
+    Xor,
+    Min,
+    Max,
+    Inc,
+    Dec,
+}
+
+/// Callee of a call.
+#[derive(Clone, Copy, Debug)]
+pub enum Callee {
+    Direct(u32),
+    Indirect(Src),
+}
+
+/// A decoded instruction.
+#[derive(Clone, Debug)]
+pub enum Op {
+    Un(UnOp, Ty, u32, Src),
+    Bin(BinOp, Ty, u32, Src, Src),
+    Mad(bool, Ty, u32, Src, Src, Src),
+    Selp(Ty, u32, Src, Src, Src),
+    Setp(Cmp, Ty, u32, Src, Src),
+    PredBin(BinOp, u32, Src, Src),
+    Cvt(Ty, Ty, u32, Src),
+    /// `mov.b64 {lo, hi}, a` (None for `_`) / `mov.b32 {lo, hi}, a`.
+    Unpack(u8, Option<u32>, Option<u32>, Src),
+    Pack(u8, u32, Src, Src),
+    Cvta(bool, Space, u32, Src),
+    Isspacep(Space, u32, Src),
+    Ld(Space, Sem, Scope, Ty, u32, Addr),
+    St(Space, Sem, Scope, Ty, Addr, Src),
+    Atom(Space, Sem, Scope, Rmw, Ty, Option<u32>, Addr, Src, Src),
+    LdParam(Ty, u32, u32),
+    StParam(Ty, u32, Src),
+    Fence(Sem, Scope),
+    /// `bar.sync`/`barrier.sync{.aligned}`: id, thread count, whether `.aligned`.
+    Bar(Src, Option<Src>, bool),
+    MbInit(Addr, Src),
+    MbArrive(Option<u32>, Addr, Option<Src>, bool),
+    MbTestWait(u32, Addr, Src, bool),
+    MbInval(Addr),
+    Nanosleep(Src),
+    Trap,
+    Exit,
+    Ret,
+    Bra(u32),
+    Call(Callee, Vec<u32>, Vec<u32>),
+}
+
+/// One decoded instruction with its guard and where it came from.
+#[derive(Clone, Debug)]
+pub struct Inst {
+    pub guard: Option<(u32, bool)>,
+    pub op: Op,
+    pub line: u32,
+    pub src_line: u32,
+}
+
+/// Layout of one decoded function.
+#[derive(Clone, Debug)]
+pub struct FuncInfo {
+    pub entry: u32,
+    pub nregs: u32,
+    /// Size of the frame's parameter area; incoming parameters and return values first.
+    pub param_size: u32,
+    pub params: Vec<(u32, u32)>,
+    pub rets: Vec<(u32, u32)>,
+    pub local_size: u64,
+}
+
+/// What a symbol names, for decoding operands.
+#[derive(Clone, Copy, Debug)]
+pub enum Symbol {
+    /// A global or constant variable at this global address.
+    Global(u64),
+    /// A shared variable at this shared-space offset.
+    Shared(u64),
+    Func(u32),
+}
+
+/// The decoded program: every reachable function's instructions in one array.
+#[derive(Clone, Debug, Default)]
+pub struct Program {
+    pub insts: Vec<Inst>,
+    pub opcodes: Vec<String>,
+    pub funcs: Vec<FuncInfo>,
+    /// Module function index → decoded function index.
+    pub by_module_index: HashMap<u32, u32>,
+}
+
+pub fn float_literal(s: &str) -> Option<u64> {
+    if s.contains('.') || s.contains('e') {
+        s.parse::<f64>().ok().map(f64::to_bits)
+    } else {
+        None
+    }
+}
+
+pub fn special(s: &str) -> Option<Special> {
+    let (base, dim) = match s.rsplit_once('.') {
+        Some((b, d)) if matches!(d, "x" | "y" | "z") => (b, d.as_bytes()[0] - b'x'),
+        _ => (s, 0),
+    };
+    Some(match base {
+        "%tid" => Special::Tid(dim),
+        "%ntid" => Special::Ntid(dim),
+        "%ctaid" => Special::Ctaid(dim),
+        "%nctaid" => Special::Nctaid(dim),
+        "%laneid" => Special::LaneId,
+        "%warpid" => Special::WarpId,
+        "%nwarpid" => Special::NWarpId,
+        "%smid" => Special::SmId,
+        "%clock" => Special::Clock,
+        "%clock64" => Special::Clock64,
+        "%globaltimer" => Special::GlobalTimer,
+        "%cluster_ctarank" => Special::ClusterCtaRank,
+        "%cluster_nctarank" => Special::ClusterNCtaRank,
+        "%cluster_ctaid" => Special::ClusterCtaId(dim),
+        "%cluster_nctaid" => Special::ClusterNCtaId(dim),
+        "%clusterid" => Special::ClusterId(dim),
+        "%nclusterid" => Special::NClusterId(dim),
+        "%lanemask_eq" => Special::LaneMaskEq,
+        _ => return None,
+    })
+}
+
+/// Qualifiers of a memory instruction, read from its dotted suffixes.
+pub struct Quals {
+    pub sem: Sem,
+    pub scope: Option<Scope>,
+    pub space: Space,
+    pub ty: Option<Ty>,
+    pub rmw: Option<Rmw>,
+    pub others: Vec<String>,
+}
+
+pub fn quals(parts: &[&str]) -> Quals {
+    let mut q = Quals {
+        sem: Sem::Weak,
+        scope: None,
+        space: Space::Generic,
+        ty: None,
+        rmw: None,
+        others: Vec::new(),
+    };
+    for p in parts {
+        match *p {
+            "relaxed" => q.sem = Sem::Relaxed,
+            "acquire" => q.sem = Sem::Acquire,
+            "release" => q.sem = Sem::Release,
+            "acq_rel" => q.sem = Sem::AcqRel,
+            "sc" => q.sem = Sem::Sc,
+            "volatile" => {
+                // ld/st.volatile: relaxed at system scope (PTX ISA, memory consistency model).
+                q.sem = Sem::Relaxed;
+                q.scope = Some(Scope::Sys);
+            }
+            "cta" => q.scope = Some(Scope::Cta),
+            "cluster" => q.scope = Some(Scope::Cluster),
+            "gpu" => q.scope = Some(Scope::Gpu),
+            "sys" => q.scope = Some(Scope::Sys),
+            "global" => q.space = Space::Global,
+            "shared" | "shared::cta" | "shared::cluster" => q.space = Space::Shared,
+            "local" => q.space = Space::Local,
+            "const" => q.space = Space::Const,
+            "add" => q.rmw = Some(Rmw::Add),
+            "exch" => q.rmw = Some(Rmw::Exch),
+            "cas" => q.rmw = Some(Rmw::Cas),
+            "and" => q.rmw = Some(Rmw::And),
+            "or" => q.rmw = Some(Rmw::Or),
+            "xor" => q.rmw = Some(Rmw::Xor),
+            "min" => q.rmw = Some(Rmw::Min),
+            "max" => q.rmw = Some(Rmw::Max),
+            "inc" => q.rmw = Some(Rmw::Inc),
+            "dec" => q.rmw = Some(Rmw::Dec),
+            "nc" | "ca" | "cg" | "cs" | "lu" | "cv" | "wb" | "wt" | "aligned" | "noftz" | "ftz" => {
+            }
+            t => match Ty::parse(t) {
+                Some(ty) => q.ty = Some(ty),
+                None => q.others.push(t.to_string()),
+            },
+        }
+    }
+    q
+}

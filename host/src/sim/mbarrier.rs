@@ -1,0 +1,182 @@
+//! The `mbarrier` instructions: objects in shared memory with an expected count, pending
+//! arrivals and a phase; arrivals release into the phase's clock and a successful test acquires
+//! the completed phases' clock. Undefined uses (a token older than the preceding phase, an
+//! arrive beyond the pending count, an object that is not initialised) are faults.
+
+use super::decode::{Addr, Space, Src};
+use super::exec::{Event, Thread, World};
+use super::memory::{self, Loc};
+
+impl World<'_> {
+    fn fault_mb(&self, what: &str) -> Event {
+        Event::Fault(what.to_string())
+    }
+
+    /// The live mbarrier at a generic or shared address, for an mbarrier instruction.
+    fn mbarrier(&mut self, th: &Thread, a: u64) -> Result<usize, Event> {
+        let loc = self
+            .mem
+            .resolve(Space::Generic, a, 8, th.cta, th.local.len() as u64)
+            .or_else(|_| {
+                self.mem
+                    .resolve(Space::Shared, a, 8, th.cta, th.local.len() as u64)
+            })
+            .map_err(Event::Fault)?;
+        let Loc::Shared(off) = loc else {
+            return Err(self.fault_mb(&format!(
+                "mbarrier instruction on {a:#x}, which is not shared memory (mbarrier objects live in shared memory)"
+            )));
+        };
+        match self
+            .mem
+            .mbarriers
+            .iter()
+            .position(|m| m.cta == th.cta && m.off == off)
+        {
+            Some(i) => Ok(i),
+            None => Err(self.fault_mb(&format!(
+                "mbarrier instruction on shared offset {off:#x}, where no mbarrier is initialised"
+            ))),
+        }
+    }
+
+    pub(super) fn mb_init(&mut self, th: &mut Thread, a: &Addr, count: &Src) -> Event {
+        let addr = self.val(th, a.base).wrapping_add(a.off as u64);
+        let count = self.val(th, *count) as u32;
+        let resolved = self
+            .mem
+            .resolve(Space::Generic, addr, 8, th.cta, th.local.len() as u64)
+            .or_else(|e| {
+                // `mbarrier.init.shared`: a shared-space address.
+                self.mem
+                    .resolve(Space::Shared, addr, 8, th.cta, 0)
+                    .map_err(|_| e)
+            });
+        let loc = match resolved {
+            Ok(Loc::Shared(o)) => o,
+            Ok(_) => {
+                return Event::Fault(format!(
+                    "mbarrier.init on {addr:#x}, which is not shared memory"
+                ));
+            }
+            Err(e) => return Event::Fault(e),
+        };
+        if !(1..(1 << 20)).contains(&count) {
+            return Event::Fault(format!(
+                "mbarrier.init with count {count}, outside [1, 2^20 - 1]"
+            ));
+        }
+        if self.mem.mbarrier_at(th.cta, loc, 8).is_some() {
+            return Event::Fault(format!(
+                "mbarrier.init on shared offset {loc:#x}, a live mbarrier (mbarrier.inval it first)"
+            ));
+        }
+        self.mem.mbarriers.push(memory::Mbarrier {
+            cta: th.cta,
+            off: loc,
+            expected: count,
+            pending: count,
+            phase: 0,
+        });
+        self.mb_clocks.push((Vec::new(), Vec::new()));
+        self.progress = true;
+        Event::Yield
+    }
+
+    pub(super) fn mb_arrive(
+        &mut self,
+        th: &mut Thread,
+        t: u32,
+        (d, a, count, drop): (&Option<u32>, &Addr, &Option<Src>, &bool),
+    ) -> Event {
+        let addr = self.val(th, a.base).wrapping_add(a.off as u64);
+        let n = count.map_or(1, |c| self.val(th, c) as u32);
+        let i = match self.mbarrier(th, addr) {
+            Ok(i) => i,
+            Err(e) => return e,
+        };
+        let m = &mut self.mem.mbarriers[i];
+        if n == 0 || n > m.pending {
+            return Event::Fault(format!(
+                "mbarrier arrive with count {n} while {} arrivals are pending in the phase",
+                m.pending
+            ));
+        }
+        let token = m.phase;
+        m.pending -= n;
+        if *drop {
+            m.expected -= 1;
+        }
+        if let Some(race) = &mut self.race {
+            race.release_into(t, &mut self.mb_clocks[i].0);
+        }
+        let m = &mut self.mem.mbarriers[i];
+        if m.pending == 0 {
+            m.phase += 1;
+            m.pending = m.expected.max(1);
+            let (cur, done) = &mut self.mb_clocks[i];
+            if done.len() < cur.len() {
+                done.resize(cur.len(), 0);
+            }
+            for (x, y) in done.iter_mut().zip(cur.iter()) {
+                *x = (*x).max(*y);
+            }
+        }
+        if let Some(d) = d {
+            Self::set(th, *d, token);
+        }
+        self.progress = true;
+        Event::Yield
+    }
+
+    pub(super) fn mb_test_wait(
+        &mut self,
+        th: &mut Thread,
+        t: u32,
+        (d, a, token, parity): (&u32, &Addr, &Src, &bool),
+    ) -> Event {
+        let addr = self.val(th, a.base).wrapping_add(a.off as u64);
+        let token = self.val(th, *token);
+        let i = match self.mbarrier(th, addr) {
+            Ok(i) => i,
+            Err(e) => return e,
+        };
+        let phase = self.mem.mbarriers[i].phase;
+        let done = if *parity {
+            phase % 2 != token % 2
+        } else {
+            if token + 1 < phase {
+                return Event::Fault(format!(
+                    "mbarrier.test_wait with the token of phase {token}, older than the preceding phase {} (undefined: only the current and the immediately preceding phase may be tested)",
+                    phase - 1
+                ));
+            }
+            if token > phase {
+                return Event::Fault(format!(
+                    "mbarrier.test_wait with token {token}, of a phase that has not begun"
+                ));
+            }
+            token < phase
+        };
+        if done && let Some(race) = &mut self.race {
+            race.absorb(t, &self.mb_clocks[i].1);
+        }
+        Self::set(th, *d, u64::from(done));
+        if !th.seen(addr, phase) {
+            self.progress = true;
+        }
+        Event::Yield
+    }
+
+    pub(super) fn mb_inval(&mut self, th: &mut Thread, a: &Addr) -> Event {
+        let addr = self.val(th, a.base).wrapping_add(a.off as u64);
+        let i = match self.mbarrier(th, addr) {
+            Ok(i) => i,
+            Err(e) => return e,
+        };
+        self.mem.mbarriers.remove(i);
+        self.mb_clocks.remove(i);
+        self.progress = true;
+        Event::Yield
+    }
+}
