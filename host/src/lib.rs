@@ -2,6 +2,7 @@
 //! table), running kernel bodies on host threads, and host/device shared data structures.
 
 pub mod abi;
+pub mod build;
 pub mod conformance;
 pub mod examples;
 pub mod executor;

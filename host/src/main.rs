@@ -18,7 +18,7 @@ use scoped_atomics_host::conformance::{self, TargetReport};
 use scoped_atomics_host::ptx::{Target, Toolchain};
 use std::process::ExitCode;
 
-const USAGE: &str = "usage: scoped-atomics-host demo | scoped-atomics-host ptx [--target sm_70|sm_80|sm_90|sm_90_ptx86|all] [--jobs N]";
+const USAGE: &str = "usage: scoped-atomics-host demo | scoped-atomics-host ptx [--target sm_70|sm_80|sm_90|sm_90_ptx86|all] [--jobs N] [--crate PATH [--out DIR] [--debug]]";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -35,21 +35,44 @@ fn main() -> ExitCode {
 fn ptx(args: &[String]) -> ExitCode {
     let mut targets = Target::ALL.to_vec();
     let mut jobs = 2;
+    let mut kernel_crate: Option<String> = None;
+    let mut out_dir: Option<String> = None;
+    let mut release = true;
     let mut it = args.iter();
     while let Some(a) = it.next() {
+        if a == "--debug" {
+            release = false;
+            continue;
+        }
         match (a.as_str(), it.next().map(String::as_str)) {
             ("--target", Some("all")) => targets = Target::ALL.to_vec(),
             ("--target", Some(t)) if Target::from_name(t).is_some() => {
                 targets = vec![Target::from_name(t).unwrap()]
             }
+            ("--target", Some(t)) => {
+                eprintln!(
+                    "scoped-atomics-host ptx: unknown target `{t}`: accepted are {}, all",
+                    scoped_atomics_host::build::ARCHS.join(", ")
+                );
+                return ExitCode::from(2);
+            }
             ("--jobs", Some(n)) if n.parse::<usize>().is_ok_and(|n| n > 0) => {
                 jobs = n.parse().unwrap()
             }
+            ("--crate", Some(path)) => kernel_crate = Some(path.to_string()),
+            ("--out", Some(dir)) => out_dir = Some(dir.to_string()),
             _ => {
                 eprintln!("{USAGE}");
                 return ExitCode::from(2);
             }
         }
+    }
+    if let Some(path) = kernel_crate {
+        return ptx_crate(&path, &targets, out_dir.as_deref(), release);
+    }
+    if out_dir.is_some() || !release {
+        eprintln!("scoped-atomics-host ptx: --out and --debug go with --crate PATH\n{USAGE}");
+        return ExitCode::from(2);
     }
     let tc = match Toolchain::discover() {
         Ok(tc) => tc,
@@ -106,6 +129,58 @@ fn ptx(args: &[String]) -> ExitCode {
         ExitCode::FAILURE
     } else {
         println!("all probes conform to the PTX Atomics ABI table and assemble");
+        ExitCode::SUCCESS
+    }
+}
+
+/// `ptx --crate PATH`: builds a user's kernel crate for each target with `PtxBuilder`, assembles
+/// it with ptxas, and lists its kernels.
+fn ptx_crate(path: &str, targets: &[Target], out: Option<&str>, release: bool) -> ExitCode {
+    use scoped_atomics_host::build::{Error, PtxBuilder};
+    let mut failed = false;
+    println!("kernels: the `.entry` functions of the PTX; instrs: PTX instructions of each");
+    for target in targets {
+        let mut builder = PtxBuilder::new(path)
+            .arch(target.name())
+            .release(release)
+            .verify_with_ptxas(true);
+        if let Some(dir) = out {
+            builder = builder.out_dir(dir);
+        }
+        match builder.build() {
+            Ok(ptx) => {
+                let text = std::fs::read_to_string(&ptx).unwrap_or_default();
+                let kernels: Vec<String> = scoped_atomics_host::ptx::parse_kernels(&text)
+                    .iter()
+                    .filter(|k| k.entry)
+                    .map(|k| {
+                        let n = scoped_atomics_host::ptx::instructions(k)
+                            .iter()
+                            .filter(|i| matches!(i, scoped_atomics_host::ptx::Item::Instr(_)))
+                            .count();
+                        format!("{} ({n} instrs)", k.name)
+                    })
+                    .collect();
+                println!("{target}: {} — kernels: {}", ptx.display(), kernels.join(", "));
+            }
+            Err(e) => {
+                eprintln!("{target}: {e}");
+                failed = true;
+                if matches!(
+                    e,
+                    Error::MissingToolchain(_)
+                        | Error::MissingRustSrc(_)
+                        | Error::MissingPtxas(_)
+                        | Error::NotAKernelCrate { .. }
+                ) {
+                    return ExitCode::from(2);
+                }
+            }
+        }
+    }
+    if failed {
+        ExitCode::FAILURE
+    } else {
         ExitCode::SUCCESS
     }
 }
