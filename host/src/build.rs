@@ -183,7 +183,9 @@ impl PtxBuilder {
         self
     }
 
-    /// Release (the default) or debug profile; both with one codegen unit.
+    /// Release (the default) or debug profile (`dev`: overflow checks and debug assertions,
+    /// which abort the kernel); both with one codegen unit and no debug info (ptxas cannot read
+    /// the DWARF sections LLVM writes into PTX).
     ///
     /// ```
     /// let b = scoped_atomics_host::build::PtxBuilder::new("kernels").release(false);
@@ -218,8 +220,8 @@ impl PtxBuilder {
 
     /// Builds the PTX and returns its path, `<out_dir>/<crate>.<arch>.ptx`.
     pub fn build(&self) -> Result<PathBuf, Error> {
-        let target = Target::from_name(&self.arch)
-            .ok_or_else(|| Error::UnknownArch(self.arch.clone()))?;
+        let target =
+            Target::from_name(&self.arch).ok_or_else(|| Error::UnknownArch(self.arch.clone()))?;
         let manifest = self.crate_path.join("Cargo.toml");
         if !manifest.is_file() {
             return Err(Error::NotAKernelCrate {
@@ -276,7 +278,10 @@ impl PtxBuilder {
             let mut cmd = Command::new(&tools.cargo);
             ptx::clean_env(&mut cmd);
             cmd.current_dir(manifest.parent().unwrap_or(Path::new(".")))
-                .env("RUSTFLAGS", format!("{} -Ccodegen-units=1", target.rustflags()))
+                .env(
+                    "RUSTFLAGS",
+                    format!("{} -Ccodegen-units=1", target.rustflags()),
+                )
                 .arg(format!("+{}", tools.nightly))
                 .args(["rustc", "--lib", "--manifest-path"])
                 .arg(manifest)
@@ -284,6 +289,8 @@ impl PtxBuilder {
                 .args(["--profile", profile, "--target-dir"])
                 .arg(target_dir)
                 .args(["--config", &format!("profile.{profile}.codegen-units=1")])
+                // ptxas cannot parse the DWARF sections LLVM writes into PTX.
+                .args(["--config", &format!("profile.{profile}.debug=0")])
                 .arg("--")
                 .arg(format!("--emit=asm={}", out.display()));
             let shown = format!("{cmd:?}");
@@ -338,7 +345,13 @@ fn lib_name(tools: &Toolchain, manifest: &Path) -> Result<String, Error> {
     let mut cmd = Command::new(&tools.cargo);
     ptx::clean_env(&mut cmd);
     cmd.arg(format!("+{}", tools.nightly))
-        .args(["metadata", "--no-deps", "--format-version", "1", "--offline"])
+        .args([
+            "metadata",
+            "--no-deps",
+            "--format-version",
+            "1",
+            "--offline",
+        ])
         .arg("--manifest-path")
         .arg(manifest);
     let not_a_crate = |why: String| Error::NotAKernelCrate {
@@ -507,8 +520,12 @@ fn verify(tools: &Toolchain, ptx: &Path, target: Target) -> Result<(), Error> {
 /// Turns ptxas's output into [`Error::Ptxas`]: the first error line and the PTX line it names
 /// (`<file>, line N; error : …`).
 pub fn ptxas_error(log: &str, ptx_text: &str) -> Error {
-    let find = |pattern: &str| log.lines().find(|l| l.to_ascii_lowercase().contains(pattern));
+    let find = |pattern: &str| {
+        log.lines()
+            .find(|l| l.to_ascii_lowercase().contains(pattern))
+    };
     let first_error = find("; error")
+        .or_else(|| find("; fatal"))
         .or_else(|| find("ptxas error"))
         .or_else(|| find("ptxas fatal"))
         .unwrap_or(log)
@@ -572,6 +589,16 @@ mod tests {
             e.to_string()
                 .ends_with("PTX line 3: bogus.instruction %r1;")
         );
+        // What ptxas says about the DWARF sections of a debug build.
+        let log = "ptxas k.ptx, line 2; fatal   : Parsing error near '$L__sec_end0': syntax error\n\
+                   ptxas fatal   : Ptx assembly aborted due to errors\n";
+        match ptxas_error(log, ptx) {
+            Error::Ptxas { message, line } => {
+                assert!(message.contains("Parsing error"), "{message}");
+                assert_eq!(line, Some((2, ".target sm_70".into())));
+            }
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]

@@ -161,7 +161,11 @@ fn ptx_crate(path: &str, targets: &[Target], out: Option<&str>, release: bool) -
                         format!("{} ({n} instrs)", k.name)
                     })
                     .collect();
-                println!("{target}: {} — kernels: {}", ptx.display(), kernels.join(", "));
+                println!(
+                    "{target}: {} — kernels: {}",
+                    ptx.display(),
+                    kernels.join(", ")
+                );
             }
             Err(e) => {
                 eprintln!("{target}: {e}");
