@@ -7,6 +7,9 @@
 //! needs a cooperative launch and a `Barrier<Device>` built on the device, whose completion is a
 //! device function pointer) and the host↔device ring (it needs mapped host memory).
 
+/// The `cudarc` this crate launches with (dynamic loading: building needs no CUDA), for launching
+/// your own kernels with the same driver bindings.
+pub use cudarc;
 use cudarc::driver::{CudaContext, LaunchConfig, PushKernelArg};
 use cudarc::nvrtc::Ptx;
 use gpu_kernels::kernels::BINS;

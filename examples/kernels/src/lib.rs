@@ -37,8 +37,8 @@ pub unsafe fn histogram(input: *const u32, len: usize, bins: *mut u32) {
     sync_threads();
     for bin in mine {
         // SAFETY: `bin < BINS`; the barrier ordered the block's increments before this load.
-        let count = unsafe { AtomicRef::<u32, Block>::from_ptr(local.add(bin)) }
-            .load(Ordering::Relaxed);
+        let count =
+            unsafe { AtomicRef::<u32, Block>::from_ptr(local.add(bin)) }.load(Ordering::Relaxed);
         // SAFETY: the caller's contract on `bins`; other blocks add too: device scope.
         unsafe { AtomicRef::<u32, Device>::from_ptr(bins.add(bin)) }.add(count, Ordering::Relaxed);
     }
@@ -80,7 +80,11 @@ mod entry {
     }
 
     #[unsafe(no_mangle)]
-    pub unsafe extern "ptx-kernel" fn message_passing(data: *mut u32, flag: *mut u32, out: *mut u32) {
+    pub unsafe extern "ptx-kernel" fn message_passing(
+        data: *mut u32,
+        flag: *mut u32,
+        out: *mut u32,
+    ) {
         // SAFETY: as above.
         unsafe { super::message_passing::<scoped_atomics::Device>(data, flag, out) }
     }
