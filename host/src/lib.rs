@@ -8,3 +8,4 @@ pub mod examples;
 pub mod executor;
 pub mod gpu;
 pub mod ptx;
+pub mod scaffold;

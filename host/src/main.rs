@@ -12,19 +12,27 @@
 //! with ptxas, and prints the results, the CAS-loop counts, registers and instruction counts.
 //! `--jobs` configurations are built at a time (default 2).
 //! Exit status 1 if anything deviates or fails, 2 on bad usage or missing tools.
+//!
+//! `ptx --crate PATH [--target T|all] [--out DIR] [--debug]` builds a user's kernel crate
+//! instead, with [`scoped_atomics_host::build::PtxBuilder`] (every target by default), assembles
+//! each PTX with ptxas and lists its kernels; the PTX goes to `DIR` (default `PATH/target/ptx`).
+//!
+//! `new DIR` writes a new kernel project into `DIR`: a copy of the repository's `examples/`
+//! workspace whose path dependencies point at this checkout (`cd DIR && cargo test`).
 
 use scoped_atomics_host::abi::AbiTable;
 use scoped_atomics_host::conformance::{self, TargetReport};
 use scoped_atomics_host::ptx::{Target, Toolchain};
 use std::process::ExitCode;
 
-const USAGE: &str = "usage: scoped-atomics-host demo | scoped-atomics-host ptx [--target sm_70|sm_80|sm_90|sm_90_ptx86|all] [--jobs N] [--crate PATH [--out DIR] [--debug]]";
+const USAGE: &str = "usage: scoped-atomics-host demo | scoped-atomics-host ptx [--target sm_70|sm_80|sm_90|sm_90_ptx86|all] [--jobs N] [--crate PATH [--out DIR] [--debug]] | scoped-atomics-host new DIR";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.first().map(String::as_str) {
         Some("ptx") => ptx(&args[1..]),
         Some("demo") if args.len() == 1 => demo::run(),
+        Some("new") if args.len() == 2 => new(&args[1]),
         _ => {
             eprintln!("{USAGE}");
             ExitCode::from(2)
@@ -130,6 +138,27 @@ fn ptx(args: &[String]) -> ExitCode {
     } else {
         println!("all probes conform to the PTX Atomics ABI table and assemble");
         ExitCode::SUCCESS
+    }
+}
+
+/// `new DIR`: a kernel project (a copy of `examples/` depending on this checkout).
+fn new(dir: &str) -> ExitCode {
+    let checkout = scoped_atomics_host::ptx::Toolchain::repo_root();
+    match scoped_atomics_host::scaffold::new_project(&checkout, std::path::Path::new(dir)) {
+        Ok(files) => {
+            println!(
+                "created {dir} ({} files): a no_std kernel crate (kernels/) and its host crate (app/)",
+                files.len()
+            );
+            println!(
+                "next: cd {dir} && cargo test   (cargo run: the GPU launch, skipped without a driver)"
+            );
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("scoped-atomics-host new: {e}");
+            ExitCode::FAILURE
+        }
     }
 }
 
