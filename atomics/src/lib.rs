@@ -31,6 +31,11 @@
 //! });
 //! ```
 //!
+//! # Guide
+//! The [`guide`] goes from choosing a scope to launching a kernel: writing, building and testing
+//! kernels (host threads, loom, the simulator), shared data structures, the operation → PTX
+//! table (generated from the code), and the limits of each checker.
+//!
 //! # Backends
 //! The backend is chosen by `cfg` in one place (`imp`): inline PTX on `nvptx64`, loom under
 //! `--cfg loom`, `core::sync::atomic` elsewhere. Under loom, `from_ptr`, `from_mut`, `as_ptr`,
@@ -56,6 +61,7 @@ extern crate std;
 mod atomic;
 mod atomic_ref;
 mod fence;
+pub mod guide;
 mod imp;
 pub mod kernel;
 mod layout;
