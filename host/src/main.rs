@@ -13,6 +13,11 @@
 //! `--jobs` configurations are built at a time (default 2).
 //! Exit status 1 if anything deviates or fails, 2 on bad usage or missing tools.
 //!
+//! Long steps show their progress as they go (a spinner per target on a terminal, a line per
+//! step otherwise). The default output is a short summary, every column explained once;
+//! `--verbose` (for `demo` and `ptx`) adds the per-operation and CAS-loop tables and the
+//! per-kernel instruction lists.
+//!
 //! `ptx --crate PATH [--target T|all] [--out DIR] [--debug]` builds a user's kernel crate
 //! instead, with [`scoped_atomics_host::build::PtxBuilder`] (every target by default), assembles
 //! each PTX with ptxas and lists its kernels; the PTX goes to `DIR` (default `PATH/target/ptx`).
@@ -25,13 +30,16 @@ use scoped_atomics_host::conformance::{self, TargetReport};
 use scoped_atomics_host::ptx::{Target, Toolchain};
 use std::process::ExitCode;
 
-const USAGE: &str = "usage: scoped-atomics-host demo | scoped-atomics-host ptx [--target sm_70|sm_80|sm_90|sm_90_ptx86|all] [--jobs N] [--crate PATH [--out DIR] [--debug]] | scoped-atomics-host new DIR";
+mod cli;
+
+const USAGE: &str = "usage: scoped-atomics-host demo [--verbose] | scoped-atomics-host ptx [--target sm_70|sm_80|sm_90|sm_90_ptx86|all] [--jobs N] [--verbose] [--crate PATH [--out DIR] [--debug]] | scoped-atomics-host new DIR";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.first().map(String::as_str) {
         Some("ptx") => ptx(&args[1..]),
-        Some("demo") if args.len() == 1 => demo::run(),
+        Some("demo") if args.len() == 1 => demo::run(false),
+        Some("demo") if args.len() == 2 && args[1] == "--verbose" => demo::run(true),
         Some("new") if args.len() == 2 => new(&args[1]),
         _ => {
             eprintln!("{USAGE}");
@@ -46,10 +54,15 @@ fn ptx(args: &[String]) -> ExitCode {
     let mut kernel_crate: Option<String> = None;
     let mut out_dir: Option<String> = None;
     let mut release = true;
+    let mut verbose = false;
     let mut it = args.iter();
     while let Some(a) = it.next() {
         if a == "--debug" {
             release = false;
+            continue;
+        }
+        if a == "--verbose" {
+            verbose = true;
             continue;
         }
         match (a.as_str(), it.next().map(String::as_str)) {
@@ -76,7 +89,7 @@ fn ptx(args: &[String]) -> ExitCode {
         }
     }
     if let Some(path) = kernel_crate {
-        return ptx_crate(&path, &targets, out_dir.as_deref(), release);
+        return ptx_crate(&path, &targets, out_dir.as_deref(), release, verbose);
     }
     if out_dir.is_some() || !release {
         eprintln!("scoped-atomics-host ptx: --out and --debug go with --crate PATH\n{USAGE}");
@@ -92,7 +105,7 @@ fn ptx(args: &[String]) -> ExitCode {
     let table = AbiTable::builtin();
     let mut failed = false;
     let mut reports: Vec<TargetReport> = Vec::new();
-    for (target, r) in conformance::run_all(&tc, &targets, &table, jobs) {
+    for (target, r) in cli::progress::run_targets(&tc, &targets, &table, jobs) {
         match r {
             Ok(r) => {
                 if let Err(e) = &r.ptxas {
@@ -108,14 +121,21 @@ fn ptx(args: &[String]) -> ExitCode {
         }
     }
     let checked: Vec<_> = reports.iter().map(|r| &r.checked).collect();
-    println!("{}", conformance::results_table(&checked));
-    println!("{}", conformance::loops_table(&checked));
-    println!(
-        "{}",
-        conformance::summary_table(&reports.iter().collect::<Vec<_>>())
-    );
+    if verbose {
+        println!("{}", conformance::results_table(&checked));
+        println!("{}", conformance::loops_table(&checked));
+        println!(
+            "{}",
+            conformance::summary_table(&reports.iter().collect::<Vec<_>>())
+        );
+    } else {
+        println!(
+            "{}",
+            cli::summary::short_table(&reports.iter().collect::<Vec<_>>())
+        );
+    }
     for r in &reports {
-        if !r.checked.others.is_empty() {
+        if verbose && !r.checked.others.is_empty() {
             println!(
                 "{}: other (non-probe) kernels, not checked against the table: {}",
                 r.checked.target,
@@ -164,10 +184,24 @@ fn new(dir: &str) -> ExitCode {
 
 /// `ptx --crate PATH`: builds a user's kernel crate for each target with `PtxBuilder`, assembles
 /// it with ptxas, and lists its kernels.
-fn ptx_crate(path: &str, targets: &[Target], out: Option<&str>, release: bool) -> ExitCode {
+fn ptx_crate(
+    path: &str,
+    targets: &[Target],
+    out: Option<&str>,
+    release: bool,
+    verbose: bool,
+) -> ExitCode {
     use scoped_atomics_host::build::{Error, PtxBuilder};
+    use scoped_atomics_host::ptx::{self, Item};
     let mut failed = false;
-    println!("kernels: the `.entry` functions of the PTX; instrs: PTX instructions of each");
+    println!(
+        "each target: the PTX written, and its kernels (.entry) with their PTX instruction counts{}",
+        if verbose {
+            " and memory-model instructions"
+        } else {
+            " (--verbose: each kernel's memory-model instructions)"
+        }
+    );
     for target in targets {
         let mut builder = PtxBuilder::new(path)
             .arch(target.name())
@@ -176,25 +210,43 @@ fn ptx_crate(path: &str, targets: &[Target], out: Option<&str>, release: bool) -
         if let Some(dir) = out {
             builder = builder.out_dir(dir);
         }
-        match builder.build() {
-            Ok(ptx) => {
-                let text = std::fs::read_to_string(&ptx).unwrap_or_default();
-                let kernels: Vec<String> = scoped_atomics_host::ptx::parse_kernels(&text)
+        let spinner = cli::progress::spinner(format!(
+            "{target}: building {path} to PTX and assembling it with ptxas"
+        ));
+        let built = builder.build();
+        spinner.finish_and_clear();
+        match built {
+            Ok(file) => {
+                let text = std::fs::read_to_string(&file).unwrap_or_default();
+                let kernels = ptx::parse_kernels(&text);
+                let entries: Vec<_> = kernels.iter().filter(|k| k.entry).collect();
+                let counts: Vec<String> = entries
                     .iter()
-                    .filter(|k| k.entry)
                     .map(|k| {
-                        let n = scoped_atomics_host::ptx::instructions(k)
+                        let n = ptx::instructions(k)
                             .iter()
-                            .filter(|i| matches!(i, scoped_atomics_host::ptx::Item::Instr(_)))
+                            .filter(|i| matches!(i, Item::Instr(_)))
                             .count();
                         format!("{} ({n} instrs)", k.name)
                     })
                     .collect();
                 println!(
                     "{target}: {} — kernels: {}",
-                    ptx.display(),
-                    kernels.join(", ")
+                    file.display(),
+                    counts.join(", ")
                 );
+                if verbose {
+                    for k in entries {
+                        let memory: Vec<String> = ptx::memory_model_sequence(k)
+                            .iter()
+                            .filter_map(|item| match item {
+                                Item::Instr(i) if i.is_memory_model() => Some(i.to_string()),
+                                _ => None,
+                            })
+                            .collect();
+                        println!("    {}: {}", k.name, memory.join("; "));
+                    }
+                }
             }
             Err(e) => {
                 eprintln!("{target}: {e}");
@@ -231,7 +283,7 @@ mod demo {
     }
 
     /// The main job: every step runs, whatever failed before it; the exit status is 1 if any failed.
-    pub fn run() -> ExitCode {
+    pub fn run(verbose: bool) -> ExitCode {
         let start = Instant::now();
         let root = Toolchain::repo_root();
         let mut failed: Vec<&str> = Vec::new();
@@ -253,7 +305,7 @@ mod demo {
             "PTX: build gpu-kernels for sm_70, sm_80, sm_90, sm_90+ptx86; check the probes; ptxas",
         );
         let reports = match Toolchain::discover() {
-            Ok(tc) => ptx_step(&tc, &mut failed),
+            Ok(tc) => ptx_step(&tc, &mut failed, verbose),
             Err(e) => {
                 println!("    FAILED: {e}");
                 failed.push("PTX");
@@ -334,10 +386,10 @@ mod demo {
     }
 
     /// Builds, checks and assembles every target; prints the tables and a line per example kernel.
-    fn ptx_step(tc: &Toolchain, failed: &mut Vec<&str>) -> Vec<TargetReport> {
+    fn ptx_step(tc: &Toolchain, failed: &mut Vec<&str>, verbose: bool) -> Vec<TargetReport> {
         let table = AbiTable::builtin();
         let mut reports = Vec::new();
-        for (target, report) in conformance::run_all(tc, &Target::ALL, &table, 2) {
+        for (target, report) in crate::cli::progress::run_targets(tc, &Target::ALL, &table, 2) {
             match report {
                 Ok(r) => {
                     let t = &r.timings;
@@ -361,20 +413,44 @@ mod demo {
             }
         }
         let checked: Vec<_> = reports.iter().map(|r| &r.checked).collect();
-        println!("{}", conformance::results_table(&checked));
-        println!(
-            "{}",
-            conformance::summary_table(&reports.iter().collect::<Vec<_>>())
-        );
+        if verbose {
+            println!("{}", conformance::results_table(&checked));
+            println!(
+                "{}",
+                conformance::summary_table(&reports.iter().collect::<Vec<_>>())
+            );
+        } else {
+            println!(
+                "{}",
+                crate::cli::summary::short_table(&reports.iter().collect::<Vec<_>>())
+            );
+        }
         let deviations = conformance::deviations_report(&checked, 20);
         if !deviations.is_empty() {
             println!("DEVIATIONS:\n{deviations}");
             failed.push("PTX");
         }
-        println!("example kernels (registers from ptxas -v; instructions of the kernel body):");
         println!(
-            "    {:<12} {:<16} {:>5} {:>7} {:>6}  memory-model instructions",
-            "target", "kernel", "regs", "instrs", "mm"
+            "example kernels: regs = registers (ptxas -v), instrs = PTX instructions of the \
+             kernel, mm = memory-model instructions among them{}",
+            if verbose {
+                ""
+            } else {
+                " (--verbose lists them)"
+            }
+        );
+        println!(
+            "    {:<12} {:<16} {:>5} {:>7} {:>6}{}",
+            "target",
+            "kernel",
+            "regs",
+            "instrs",
+            "mm",
+            if verbose {
+                "  memory-model instructions"
+            } else {
+                ""
+            }
         );
         for r in &reports {
             let Ok(text) = std::fs::read_to_string(&r.ptx) else {
@@ -404,13 +480,17 @@ mod demo {
                     .ok()
                     .and_then(|p| p.registers.get(&kernel.name).copied());
                 println!(
-                    "    {:<12} {:<16} {:>5} {:>7} {:>6}  {}",
+                    "    {:<12} {:<16} {:>5} {:>7} {:>6}{}",
                     r.checked.target.name(),
                     kernel.name,
                     registers.map_or("?".into(), |n| n.to_string()),
                     instructions,
                     count,
-                    mnemonics.join(" ")
+                    if verbose {
+                        format!("  {}", mnemonics.join(" "))
+                    } else {
+                        String::new()
+                    }
                 );
             }
         }
