@@ -276,7 +276,7 @@ mod demo {
     use scoped_atomics_host::ptx::{self, Target, Toolchain};
     use scoped_atomics_host::{examples, gpu};
     use std::process::{Command, ExitCode};
-    use std::time::Instant;
+    use std::time::{Duration, Instant};
 
     fn step(n: usize, title: &str) {
         println!("\n==> [{n}/5] {title}");
@@ -358,7 +358,12 @@ mod demo {
                 let expected = examples::histogram_expected(&input);
                 match gpu::run_examples(&ptx_text, &input, &expected) {
                     gpu::GpuRun::Skipped(why) => println!("    {why}"),
-                    gpu::GpuRun::Ran(checks) => {
+                    gpu::GpuRun::Ran(mut checks) => {
+                        let ring = gpu::run_ring(&ptx_text, 7, 100, Duration::from_secs(20));
+                        match ring {
+                            gpu::GpuRun::Ran(ring) => checks.extend(ring),
+                            gpu::GpuRun::Skipped(why) => println!("    ring: {why}"),
+                        }
                         for (name, result) in checks {
                             match result {
                                 Ok(()) => println!("    ok      {name} (GPU = host)"),
