@@ -80,7 +80,7 @@ pub fn short_table(reports: &[&TargetReport]) -> String {
         out += &line(row);
         out.push('\n');
     }
-    out += "\n\
+    out += "
   target          build configuration (-C target-cpu=<sm>; sm_90_ptx86 adds PTX ISA 8.6)
   PTX             the .version and .target of the built PTX
   probes matched  probe kernels (operation x type x ordering x scope, and fences) whose
