@@ -68,7 +68,12 @@ pub enum Error {
     /// The architecture is not one of [`ARCHS`].
     UnknownArch(String),
     /// The path is not a crate with a library target.
-    NotAKernelCrate { path: PathBuf, why: String },
+    NotAKernelCrate {
+        /// The crate directory given.
+        path: PathBuf,
+        /// What is wrong with it.
+        why: String,
+    },
     /// The pinned nightly is not installed.
     MissingToolchain(String),
     /// The nightly has no `rust-src` (needed by `-Zbuild-std=core`).
@@ -76,10 +81,17 @@ pub enum Error {
     /// No `ptxas` was found for the architecture.
     MissingPtxas(String),
     /// `cargo` failed: the command and its error output.
-    Cargo { command: String, stderr: String },
+    Cargo {
+        /// The command, environment included.
+        command: String,
+        /// Cargo's error output.
+        stderr: String,
+    },
     /// `ptxas` rejected the PTX: its message and, where it names one, the PTX line.
     Ptxas {
+        /// ptxas's first error line.
         message: String,
+        /// The line number and text of the PTX line it names, if it names one.
         line: Option<(usize, String)>,
     },
     /// Reading or writing a file failed.
@@ -415,11 +427,20 @@ fn dep_info_sources(target_dir: &Path, lib: &str, release: bool) -> Vec<PathBuf>
         .collect()
 }
 
-/// Finds the pinned nightly (with `rust-src`) and, for `ptxas_for`, a `ptxas`.
+/// Finds the pinned nightly (with `rust-src`) and, for `ptxas_for`, a `ptxas`; an error says in
+/// one line how to install what is missing.
 ///
 /// `ptxas`: `$PTXAS` (for every architecture), else `$PTXAS_12` / `$PTXAS_13`, else the
 /// `tools/paths.env` of the scoped-atomics checkout this crate was built from, else `ptxas` on
 /// `PATH` or in `$CUDA_HOME/bin`.
+///
+/// ```no_run
+/// use scoped_atomics_host::{build::find_tools, ptx::Target};
+/// match find_tools(Some(Target::Sm80)) {
+///     Ok(tools) => println!("nightly {} at {}", tools.nightly, tools.sysroot.display()),
+///     Err(e) => eprintln!("{e}"), // e.g. "… install it with `rustup toolchain install …`"
+/// }
+/// ```
 pub fn find_tools(ptxas_for: Option<Target>) -> Result<Toolchain, Error> {
     let nightly = std::env::var("SCOPED_ATOMICS_NIGHTLY")
         .ok()
@@ -519,6 +540,13 @@ fn verify(tools: &Toolchain, ptx: &Path, target: Target) -> Result<(), Error> {
 
 /// Turns ptxas's output into [`Error::Ptxas`]: the first error line and the PTX line it names
 /// (`<file>, line N; error : …`).
+///
+/// ```
+/// use scoped_atomics_host::build::{Error, ptxas_error};
+/// let ptx = ".version 7.0\n.target sm_70\nbad;\n";
+/// let e = ptxas_error("ptxas k.ptx, line 3; error   : Unknown instruction 'bad'", ptx);
+/// assert!(matches!(e, Error::Ptxas { line: Some((3, _)), .. }));
+/// ```
 pub fn ptxas_error(log: &str, ptx_text: &str) -> Error {
     let find = |pattern: &str| {
         log.lines()
