@@ -93,3 +93,22 @@ fn new_writes_a_project_depending_on_this_checkout_and_refuses_a_non_empty_dir()
     assert!(stderr(&again).contains("exists and is not empty"));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn a_missing_nightly_is_named_with_the_command_that_installs_it() {
+    let kernels = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/kernels");
+    let o = Command::new(env!("CARGO_BIN_EXE_scoped-atomics-host"))
+        .args(["ptx", "--crate", kernels, "--target", "sm_80"])
+        .env("SCOPED_ATOMICS_NIGHTLY", "nightly-1999-01-01")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let e = stderr(&o);
+    assert!(
+        e.contains(
+            "the Rust toolchain nightly-1999-01-01 is not installed; install it with \
+             `rustup toolchain install nightly-1999-01-01 --component rust-src`"
+        ),
+        "{e}"
+    );
+}
