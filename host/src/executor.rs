@@ -1,10 +1,10 @@
 //! Runs a kernel body over a grid on host threads, and the same launch under loom.
 //!
-//! As on a GPU, the blocks of a launch run in *waves*: at most [`Launch::resident_blocks`]
-//! blocks are resident at once (by default as many as fit in [`MAX_RESIDENT_THREADS`] threads),
-//! every thread of a resident block is a live host thread, and a block's place goes to the next
-//! block when all of its threads have returned. So `sync_threads` works in every launch, a grid of
-//! any size completes, and a grid-wide barrier works when the whole grid is resident — which a
+//! As on a GPU, the blocks of a launch run in *waves* over [`Launch::resident_blocks`] places
+//! (by default as many blocks as fit in [`MAX_RESIDENT_THREADS`] threads): a place is one live
+//! host thread per thread of a block, and runs its blocks one after the other — each of its
+//! threads moves on to the place's next block as soon as it returns, so the threads of one block
+//! always run at once. So `sync_threads` works in every launch, a grid of any size completes, and a grid-wide barrier works when the whole grid is resident — which a
 //! [cooperative](Launch::cooperative) launch checks before it starts, as `cudaLaunchCooperativeKernel`
 //! does. Each thread runs with `scoped_atomics::kernel`'s coordinates set
 //! ([`scoped_atomics::kernel::emulation`]); under loom each one is also given its position
@@ -34,7 +34,7 @@
 
 use scoped_atomics::kernel::Dim3;
 use scoped_atomics::kernel::emulation::{self, BlockContext, ThreadContext};
-use scoped_atomics::{Barrier, Block};
+use std::collections::VecDeque;
 use std::fmt;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -277,9 +277,11 @@ impl Launch {
     }
 
     /// Runs `kernel` once per thread of the grid and waits for all of them. Resident place `p`
-    /// runs blocks `p`, `p + resident`, `p + 2 × resident`, … with the same host threads; a block
-    /// gets fresh block-shared memory and barrier. After a kernel thread panics, the blocks not
-    /// yet started are skipped and the first panic is returned.
+    /// runs blocks `p`, `p + resident`, `p + 2 × resident`, … with the same host threads, one per
+    /// thread of a block; each thread moves on to its next block when it returns, and the threads
+    /// of a block all run at once. A block gets fresh block-shared memory and barrier. After a
+    /// kernel thread panics, the blocks not yet started are skipped and the first panic is
+    /// returned.
     ///
     /// ```
     /// # use scoped_atomics::kernel::{sync_threads, Dim3};
@@ -291,8 +293,7 @@ impl Launch {
         let (grid, block) = (self.grid, self.block);
         let places: Vec<Place> = (0..resident)
             .map(|_| Place {
-                all_done: Barrier::new(block_threads),
-                current: Mutex::new(None),
+                blocks: Mutex::new(VecDeque::new()),
             })
             .collect();
         let failed = AtomicBool::new(false);
@@ -313,7 +314,7 @@ impl Launch {
                                     block_idx: Dim3::from_linear(b as u32, grid),
                                     block_dim: block,
                                     grid_dim: grid,
-                                    block: place.block(b as u32, block_threads),
+                                    block: place.enter(b as u32, block_threads),
                                 };
                                 if !failed.load(Ordering::Relaxed) {
                                     let block_idx = context.block_idx;
@@ -331,8 +332,7 @@ impl Launch {
                                         );
                                     }
                                 }
-                                // The place is free when every thread of its block has returned.
-                                place.all_done.arrive_and_wait();
+                                place.leave(b as u32);
                                 b += u64::from(resident);
                             }
                         })
@@ -347,23 +347,36 @@ impl Launch {
     }
 }
 
-/// One resident place: the block running in it and the barrier that frees it.
+/// One resident place: its host threads (one per thread of a block) run blocks `p`, `p + R`,
+/// `p + 2R`, …, each thread moving on to its next block as soon as it returns from the current
+/// one — without waiting for the rest of the block, so a kernel that never waits costs no thread
+/// switch per block. The threads of one block still all run at once (they are the place's live
+/// threads), so `sync_threads` works; a block's context lives until all its threads have left.
 struct Place {
-    all_done: Barrier<Block>,
-    current: Mutex<Option<(u32, Arc<BlockContext>)>>,
+    /// The blocks some thread of the place has entered and not all have left, oldest first:
+    /// (block, its context, threads yet to leave).
+    blocks: Mutex<VecDeque<(u32, Arc<BlockContext>, u32)>>,
 }
 
 impl Place {
-    /// The context of block `b` (the first of its threads to start creates it). No thread of the
-    /// place starts block `b` before all have left the previous one, so only `b` is asked for.
-    fn block(&self, b: u32, threads: u32) -> Arc<BlockContext> {
-        let mut current = self.current.lock().unwrap();
-        match &*current {
-            Some((running, context)) if *running == b => context.clone(),
-            _ => {
-                let context = BlockContext::new(threads);
-                *current = Some((b, context.clone()));
-                context
+    /// The context of block `b` for one of its threads; the first to arrive creates it.
+    fn enter(&self, b: u32, threads: u32) -> Arc<BlockContext> {
+        let mut blocks = self.blocks.lock().unwrap();
+        if let Some((_, context, _)) = blocks.iter().find(|(block, _, _)| *block == b) {
+            return context.clone();
+        }
+        let context = BlockContext::new(threads);
+        blocks.push_back((b, context.clone(), threads));
+        context
+    }
+
+    /// One thread of block `b` has returned; the last one drops the block's context.
+    fn leave(&self, b: u32) {
+        let mut blocks = self.blocks.lock().unwrap();
+        if let Some(i) = blocks.iter().position(|(block, _, _)| *block == b) {
+            blocks[i].2 -= 1;
+            if blocks[i].2 == 0 {
+                blocks.remove(i);
             }
         }
     }
@@ -550,6 +563,18 @@ mod tests {
         .unwrap();
         assert!(seen.into_inner().unwrap().iter().all(|&n| n == 1));
         assert!(most_resident.load(Ordering::SeqCst) <= 3);
+    }
+
+    #[test]
+    fn a_launch_of_a_quarter_million_threads_completes() {
+        // 256 blocks of 1024 threads: 64 waves over the default 4 places. (The 1024 x 1024
+        // launch is the `launch` benchmark.)
+        let sum = AtomicU32::new(0);
+        launch(Dim3::x(256), Dim3::x(1024), || {
+            sum.fetch_add(1, Ordering::Relaxed);
+        })
+        .unwrap();
+        assert_eq!(sum.load(Ordering::Relaxed), 256 * 1024);
     }
 
     #[test]
