@@ -48,10 +48,11 @@ elapsed $t
 # file, path dependencies on atomics/ and host/): build.rs builds its kernel crate to PTX with
 # PtxBuilder, its tests run the kernels on host threads and under loom, its binary launches them
 # on a GPU (a clean skip without a driver). Then the README quickstart, in a directory outside
-# the repository. Both share one target directory.
+# the repository. They share the workspace's target directories (target/, and target/loom for
+# --cfg loom), so the dependencies built above are reused.
 step "examples/: cargo test, the loom tests, cargo run (GPU or skip)"
 t=$SECONDS
-examples_target="$PWD/target/examples"
+examples_target="$PWD/target"
 CARGO_TARGET_DIR="$examples_target" cargo test --manifest-path examples/Cargo.toml
 RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR="$examples_target/loom" \
   cargo test --manifest-path examples/Cargo.toml --release --test loom
