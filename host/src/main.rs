@@ -170,8 +170,14 @@ fn new(dir: &str) -> ExitCode {
                 "created {dir} ({} files): a no_std kernel crate (kernels/) and its host crate (app/)",
                 files.len()
             );
+            let cd = if dir == "." {
+                String::new()
+            } else {
+                format!("cd {dir} && ")
+            };
             println!(
-                "next: cd {dir} && cargo test   (cargo run: the GPU launch, skipped without a driver)"
+                "next: {cd}cargo test   (RUSTFLAGS=\"--cfg loom\" cargo test --release --test loom: \
+                 under loom; cargo run: on a GPU, skipped without a driver)"
             );
             ExitCode::SUCCESS
         }
