@@ -46,6 +46,10 @@ pub const MAX_BLOCK_THREADS: u32 = 1024;
 /// threads per block` blocks (4 blocks of 1024 threads, 16 of 256). Every resident thread is a
 /// live host thread.
 pub const MAX_RESIDENT_THREADS: u32 = 4096;
+/// The former name of [`MAX_RESIDENT_THREADS`], from when every thread of a grid was a live
+/// host thread and larger grids were refused.
+#[deprecated(note = "grids of any size run in waves now; the limit is MAX_RESIDENT_THREADS")]
+pub const MAX_GRID_THREADS: u32 = MAX_RESIDENT_THREADS;
 /// The most threads of a loom launch: loom allows 5 threads, one of which runs the model.
 pub const MAX_LOOM_THREADS: u32 = 4;
 
