@@ -32,6 +32,37 @@ pub fn driver_present() -> bool {
     unsafe { cudarc::driver::sys::is_culib_present() }
 }
 
+/// The build configuration whose PTX fits a GPU of compute capability `major.minor`: the newest
+/// of sm_70, sm_80, sm_90 it can run (PTX runs on its own and every later architecture), `None`
+/// before Volta.
+///
+/// ```
+/// use scoped_atomics_host::{gpu::target_for, ptx::Target};
+/// assert_eq!(target_for(8, 6), Some(Target::Sm80)); // an RTX 30xx runs sm_80 PTX
+/// assert_eq!(target_for(9, 0), Some(Target::Sm90));
+/// assert_eq!(target_for(6, 1), None);
+/// ```
+pub fn target_for(major: i32, minor: i32) -> Option<crate::ptx::Target> {
+    use crate::ptx::Target;
+    match (major, minor) {
+        (9.., _) => Some(Target::Sm90),
+        (8, _) => Some(Target::Sm80),
+        (7, _) => Some(Target::Sm70),
+        _ => None,
+    }
+}
+
+/// The build configuration for GPU 0 ([`target_for`] its compute capability); `None` without a
+/// driver or a device, or for a GPU older than Volta.
+pub fn device_target() -> Option<crate::ptx::Target> {
+    if !driver_present() {
+        return None;
+    }
+    let ctx = CudaContext::new(0).ok()?;
+    let (major, minor) = ctx.compute_capability().ok()?;
+    target_for(major, minor)
+}
+
 /// Loads `ptx` (the `gpu-kernels` module for this GPU's architecture) and runs the examples.
 pub fn run_examples(
     ptx: &str,
