@@ -453,7 +453,7 @@ mod demo {
             }
         );
         println!(
-            "    {:<12} {:<16} {:>5} {:>7} {:>6}{}",
+            "    {:<12} {:<34} {:>5} {:>7} {:>6}{}",
             "target",
             "kernel",
             "regs",
@@ -493,7 +493,7 @@ mod demo {
                     .ok()
                     .and_then(|p| p.registers.get(&kernel.name).copied());
                 println!(
-                    "    {:<12} {:<16} {:>5} {:>7} {:>6}{}",
+                    "    {:<12} {:<34} {:>5} {:>7} {:>6}{}",
                     r.checked.target.name(),
                     kernel.name,
                     registers.map_or("?".into(), |n| n.to_string()),
