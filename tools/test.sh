@@ -22,6 +22,7 @@ if rustup run "$NIGHTLY" rustc -V >/dev/null 2>&1; then have_nightly=true; fi
 
 step "formatting (cargo fmt --check)"
 cargo fmt --all --check
+cargo fmt --manifest-path examples/Cargo.toml --all --check
 
 step "stable: cargo test --workspace (unit, integration, doc and PTX conformance tests)"
 t=$SECONDS
@@ -41,4 +42,32 @@ fi
 step "loom: RUSTFLAGS=\"--cfg loom\" cargo test -p loom-tests --release"
 t=$SECONDS
 RUSTFLAGS="--cfg loom" cargo test -p loom-tests --release --target-dir target/loom
+elapsed $t
+
+# The user's view: examples/ is a project outside this workspace (its own workspace and lock
+# file, path dependencies on atomics/ and host/): build.rs builds its kernel crate to PTX with
+# PtxBuilder, its tests run the kernels on host threads and under loom, its binary launches them
+# on a GPU (a clean skip without a driver). Then the README quickstart, in a directory outside
+# the repository. They share the workspace's target directories (target/, and target/loom for
+# --cfg loom), so the dependencies built above are reused.
+step "examples/: cargo test, the loom tests, cargo run (GPU or skip)"
+t=$SECONDS
+examples_target="$PWD/target"
+CARGO_TARGET_DIR="$examples_target" cargo test --manifest-path examples/Cargo.toml
+RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR="$examples_target/loom" \
+  cargo test --manifest-path examples/Cargo.toml --release --test loom
+CARGO_TARGET_DIR="$examples_target" cargo run --manifest-path examples/Cargo.toml
+elapsed $t
+
+step "quickstart (README): cargo host new <dir outside the repository>; cd <dir>; cargo test"
+t=$SECONDS
+quickstart="$(mktemp -d)/quickstart"
+cargo host new "$quickstart"
+(cd "$quickstart" && CARGO_TARGET_DIR="$examples_target" cargo test)
+rm -rf "$(dirname "$quickstart")"
+elapsed $t
+
+step "packaging: cargo package -p scoped-atomics -p gpu-kernels -p scoped-atomics-host"
+t=$SECONDS
+cargo package -p scoped-atomics -p gpu-kernels -p scoped-atomics-host --allow-dirty
 elapsed $t

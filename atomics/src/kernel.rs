@@ -352,9 +352,39 @@ macro_rules! __block_shared_impl {
     }};
 }
 
-/// The simulated GPU thread of the host executor. Used by the `scoped-atomics-host` crate; not a stable API.
+/// The simulated GPU thread that the kernel API reads on the host: the hooks an executor uses.
+///
+/// `scoped_atomics_host::executor` (`launch`, `launch_loom`) is the executor most users want; an
+/// executor of your own calls [`enter`](emulation::enter) on each of its threads before running
+/// the kernel body and [`leave`](emulation::leave) after, with one [`BlockContext`](emulation::BlockContext)
+/// shared by the threads of a block:
+///
+/// ```
+/// use scoped_atomics::kernel::{emulation::*, thread_idx, Dim3};
+/// let block = BlockContext::new(2);
+/// std::thread::scope(|s| {
+///     for t in 0..2 {
+///         let context = ThreadContext {
+///             thread_idx: Dim3::x(t),
+///             block_idx: Dim3::x(0),
+///             block_dim: Dim3::x(2),
+///             grid_dim: Dim3::x(1),
+///             block: block.clone(),
+///         };
+///         s.spawn(move || {
+///             enter(context);
+///             scoped_atomics::kernel::sync_threads();
+///             assert_eq!(thread_idx().x, t);
+///             leave();
+///         });
+///     }
+/// });
+/// ```
+///
+/// The context is a thread-local of *this* crate: the kernel body and the executor must link the
+/// same `scoped-atomics` (one version, one source — `cargo tree -d` lists duplicates), or the
+/// body finds no launch.
 #[cfg(all(not(target_arch = "nvptx64"), any(feature = "std", loom)))]
-#[doc(hidden)]
 pub mod emulation {
     use super::Dim3;
     use crate::{Barrier, Block};
@@ -435,7 +465,12 @@ pub mod emulation {
         CONTEXT.with(|c| {
             let context = c.borrow();
             let context = context.as_ref().unwrap_or_else(|| {
-                panic!("scoped-atomics: a kernel function ran outside a kernel launch (use the `scoped-atomics-host` crate's executor)")
+                panic!(
+                    "scoped-atomics: a kernel function ran outside a kernel launch: on the host, run \
+                     kernel bodies with `scoped_atomics_host::executor::launch` (or `launch_loom`, \
+                     or your own executor through `scoped_atomics::kernel::emulation`); if you did, \
+                     two copies of scoped-atomics are linked (see `cargo tree -d`)"
+                )
             });
             f(context)
         })

@@ -31,6 +31,11 @@
 //! });
 //! ```
 //!
+//! # Guide
+//! The [`guide`] goes from choosing a scope to launching a kernel: writing, building and testing
+//! kernels (host threads, loom, the simulator), shared data structures, the operation → PTX
+//! table (generated from the code), and the limits of each checker.
+//!
 //! # Backends
 //! The backend is chosen by `cfg` in one place (`imp`): inline PTX on `nvptx64`, loom under
 //! `--cfg loom`, `core::sync::atomic` elsewhere.
@@ -124,6 +129,7 @@ mod atomic;
 mod atomic_ref;
 mod fence;
 mod flag;
+pub mod guide;
 mod imp;
 pub mod kernel;
 mod layout;

@@ -186,18 +186,43 @@ pub struct TargetReport {
     pub timings: Timings,
 }
 
+/// A step of [`run`], reported to the progress callback of [`run_all_with_progress`] as it starts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Step {
+    /// Building the PTX (cargo, the pinned nightly).
+    Build,
+    /// Checking every probe against the table.
+    Check,
+    /// Assembling with ptxas.
+    Assemble,
+    /// Finished (successfully or not).
+    Done,
+}
+
 /// Builds, checks and assembles `target`. Fails only if the build does; a ptxas failure is in
 /// the report.
 pub fn run(tc: &Toolchain, target: Target, table: &AbiTable) -> ptx::Result<TargetReport> {
+    run_with_progress(tc, target, table, &|_| {})
+}
+
+fn run_with_progress(
+    tc: &Toolchain,
+    target: Target,
+    table: &AbiTable,
+    step: &dyn Fn(Step),
+) -> ptx::Result<TargetReport> {
+    step(Step::Build);
     let t = Instant::now();
     let ptx_path = ptx::build_ptx(tc, target)?;
     let build = t.elapsed();
     let t = Instant::now();
     let text = std::fs::read_to_string(&ptx_path)
         .map_err(|e| ptx::Error::Failed(format!("reading {}: {e}", ptx_path.display())))?;
+    step(Step::Check);
     let checked = check_ptx(&text, target, table);
     let check = t.elapsed();
     let t = Instant::now();
+    step(Step::Assemble);
     let ptxas = ptx::assemble(tc, &ptx_path, target);
     let assemble = t.elapsed();
     Ok(TargetReport {
@@ -220,6 +245,18 @@ pub fn run_all(
     table: &AbiTable,
     jobs: usize,
 ) -> Vec<(Target, ptx::Result<TargetReport>)> {
+    run_all_with_progress(tc, targets, table, jobs, &|_, _| {})
+}
+
+/// [`run_all`], calling `progress(target, step)` as each step of each target starts (and with
+/// [`Step::Done`] when the target is finished), from the worker threads.
+pub fn run_all_with_progress(
+    tc: &Toolchain,
+    targets: &[Target],
+    table: &AbiTable,
+    jobs: usize,
+    progress: &(dyn Fn(Target, Step) + Sync),
+) -> Vec<(Target, ptx::Result<TargetReport>)> {
     let next = std::sync::atomic::AtomicUsize::new(0);
     let results = std::sync::Mutex::new(Vec::new());
     std::thread::scope(|s| {
@@ -228,7 +265,8 @@ pub fn run_all(
                 loop {
                     let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                     let Some(&target) = targets.get(i) else { break };
-                    let r = run(tc, target, table);
+                    let r = run_with_progress(tc, target, table, &|step| progress(target, step));
+                    progress(target, Step::Done);
                     results.lock().unwrap().push((i, target, r));
                 }
             });

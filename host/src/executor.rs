@@ -1,19 +1,55 @@
 //! Runs a kernel body over a grid on host threads, and the same launch under loom.
 //!
-//! Every thread of the grid is a live host thread for the whole launch, so `sync_threads` and
-//! grid-wide barriers work as on a GPU where the grid is resident (a cooperative launch). Each
-//! thread runs with `scoped_atomics::kernel`'s coordinates set; under loom each one is also given
-//! its position (device 0, its block), so the loom mirror checks the kernel's scopes against the
-//! launch's topology.
+//! As on a GPU, the blocks of a launch run in *waves* over [`Launch::resident_blocks`] places
+//! (by default as many blocks as fit in [`MAX_RESIDENT_THREADS`] threads): a place is one live
+//! host thread per thread of a block, and runs its blocks one after the other — each of its
+//! threads moves on to the place's next block as soon as it returns, so the threads of one block
+//! always run at once. So `sync_threads` works in every launch, a grid of any size completes, and a grid-wide barrier works when the whole grid is resident — which a
+//! [cooperative](Launch::cooperative) launch checks before it starts, as `cudaLaunchCooperativeKernel`
+//! does. Each thread runs with `scoped_atomics::kernel`'s coordinates set
+//! ([`scoped_atomics::kernel::emulation`]); under loom each one is also given its position
+//! (device 0, its block), so the loom mirror checks the kernel's scopes against the launch's
+//! topology.
+//!
+//! A kernel body is any `Fn()` that calls the kernel API; a user's own kernel crate runs here
+//! exactly as the workspace's do:
+//!
+//! ```
+//! use scoped_atomics::kernel::{block_dim, block_idx, thread_idx, Dim3};
+//! use scoped_atomics::device::{AtomicU64, Ordering};
+//! use scoped_atomics_host::executor::Launch;
+//!
+//! // 64 blocks of 256 threads, 4 blocks resident at a time: 16 waves.
+//! let launch = Launch::new(Dim3::x(64), Dim3::x(256)).resident_blocks(4);
+//! assert_eq!(launch.waves(), Ok(16));
+//! let sum = AtomicU64::new(0);
+//! launch
+//!     .run(|| {
+//!         let i = block_idx().x * block_dim().x + thread_idx().x;
+//!         sum.fetch_add(u64::from(i), Ordering::Relaxed);
+//!     })
+//!     .unwrap();
+//! assert_eq!(sum.load(Ordering::Relaxed), (0..64 * 256).sum::<u64>());
+//! ```
 
 use scoped_atomics::kernel::Dim3;
 use scoped_atomics::kernel::emulation::{self, BlockContext, ThreadContext};
+use std::collections::VecDeque;
 use std::fmt;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 
 /// The most threads a block may have (CUDA's limit).
 pub const MAX_BLOCK_THREADS: u32 = 1024;
-/// The most threads a host launch runs at once: every thread of the grid is a host thread.
-pub const MAX_GRID_THREADS: u32 = 4096;
+/// The most threads resident at once, and so the default residency: `MAX_RESIDENT_THREADS /
+/// threads per block` blocks (4 blocks of 1024 threads, 16 of 256). Every resident thread is a
+/// live host thread.
+pub const MAX_RESIDENT_THREADS: u32 = 4096;
+/// The former name of [`MAX_RESIDENT_THREADS`], from when every thread of a grid was a live
+/// host thread and larger grids were refused.
+#[deprecated(note = "grids of any size run in waves now; the limit is MAX_RESIDENT_THREADS")]
+pub const MAX_GRID_THREADS: u32 = MAX_RESIDENT_THREADS;
 /// The most threads of a loom launch: loom allows 5 threads, one of which runs the model.
 pub const MAX_LOOM_THREADS: u32 = 4;
 
@@ -24,8 +60,21 @@ pub enum LaunchError {
     Empty { grid: Dim3, block: Dim3 },
     /// A block larger than [`MAX_BLOCK_THREADS`].
     BlockTooLarge { threads: u64 },
-    /// A grid with more threads than the executor runs at once.
-    GridTooLarge { threads: u64, max: u32 },
+    /// A grid with more threads than the launch runs at once (loom: [`MAX_LOOM_THREADS`]), or
+    /// with more than `u32::MAX` blocks.
+    GridTooLarge { threads: u64, max: u64 },
+    /// More resident threads (`resident_blocks` × threads per block) than
+    /// [`MAX_RESIDENT_THREADS`].
+    TooManyResident {
+        resident_blocks: u32,
+        block_threads: u32,
+    },
+    /// A cooperative launch (grid-wide barrier) whose blocks are not all resident at once.
+    NotResident {
+        blocks: u64,
+        resident_blocks: u32,
+        block_threads: u32,
+    },
     /// A kernel thread panicked; the message of the first one.
     Panicked {
         block: Dim3,
@@ -46,8 +95,28 @@ impl fmt::Display for LaunchError {
             ),
             LaunchError::GridTooLarge { threads, max } => write!(
                 f,
-                "a grid of {threads} threads is larger than the {max} this executor runs at once \
-                 (every thread of the grid is a live host thread)"
+                "a grid of {threads} threads is larger than the {max} this launch runs"
+            ),
+            LaunchError::TooManyResident {
+                resident_blocks,
+                block_threads,
+            } => write!(
+                f,
+                "{resident_blocks} resident blocks of {block_threads} threads are {} live host \
+                 threads, more than the {MAX_RESIDENT_THREADS} the executor runs at once",
+                u64::from(*resident_blocks) * u64::from(*block_threads)
+            ),
+            LaunchError::NotResident {
+                blocks,
+                resident_blocks,
+                block_threads,
+            } => write!(
+                f,
+                "a cooperative launch needs every block resident at once (its grid-wide barrier \
+                 waits for all of them), but only {resident_blocks} blocks of {block_threads} \
+                 threads are resident and the grid has {blocks}: launch fewer blocks (or raise \
+                 resident_blocks, up to {} for this block size)",
+                MAX_RESIDENT_THREADS / block_threads
             ),
             LaunchError::Panicked {
                 block,
@@ -63,27 +132,42 @@ impl fmt::Display for LaunchError {
 
 impl std::error::Error for LaunchError {}
 
-fn check(grid: Dim3, block: Dim3, max_grid: u32) -> Result<(), LaunchError> {
-    if grid.size() == 0 || block.size() == 0 {
+/// Checks the extents; returns (blocks, threads per block).
+fn extents(grid: Dim3, block: Dim3) -> Result<(u64, u32), LaunchError> {
+    let product = |d: Dim3| u64::from(d.x) * u64::from(d.y) * u64::from(d.z);
+    let (blocks, block_threads) = (product(grid), product(block));
+    if blocks == 0 || block_threads == 0 {
         return Err(LaunchError::Empty { grid, block });
     }
-    let block_threads = u64::from(block.x) * u64::from(block.y) * u64::from(block.z);
     if block_threads > u64::from(MAX_BLOCK_THREADS) {
         return Err(LaunchError::BlockTooLarge {
             threads: block_threads,
         });
     }
-    let threads = block_threads * u64::from(grid.x) * u64::from(grid.y) * u64::from(grid.z);
+    if blocks > u64::from(u32::MAX) {
+        return Err(LaunchError::GridTooLarge {
+            threads: blocks * block_threads,
+            max: u64::from(u32::MAX) * block_threads,
+        });
+    }
+    Ok((blocks, block_threads as u32))
+}
+
+#[cfg(loom)]
+fn check(grid: Dim3, block: Dim3, max_grid: u32) -> Result<(), LaunchError> {
+    let (blocks, block_threads) = extents(grid, block)?;
+    let threads = blocks * u64::from(block_threads);
     if threads > u64::from(max_grid) {
         return Err(LaunchError::GridTooLarge {
             threads,
-            max: max_grid,
+            max: u64::from(max_grid),
         });
     }
     Ok(())
 }
 
 /// The coordinates of every thread of a launch, block by block.
+#[cfg(loom)]
 fn threads(grid: Dim3, block: Dim3) -> impl Iterator<Item = (Dim3, Dim3)> {
     (0..grid.size()).flat_map(move |b| {
         (0..block.size()).map(move |t| (Dim3::from_linear(b, grid), Dim3::from_linear(t, block)))
@@ -98,8 +182,212 @@ fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
         .unwrap_or_else(|| "a non-string panic".to_string())
 }
 
-/// Runs `kernel` once per thread of a `grid` of `block`s, every thread on its own host thread, and
-/// waits for all of them.
+/// A launch on host threads: the grid, the block, how many blocks are resident at once, and
+/// whether it is cooperative. [`launch`] is `Launch::new(grid, block).run(kernel)`.
+///
+/// ```
+/// use scoped_atomics::kernel::Dim3;
+/// use scoped_atomics_host::executor::{Launch, LaunchError};
+///
+/// // 1024 blocks of 1024 threads: 4 resident at a time by default, 256 waves.
+/// assert_eq!(Launch::new(Dim3::x(1024), Dim3::x(1024)).waves(), Ok(256));
+/// // A grid-wide barrier needs the whole grid resident: refused, with the reason.
+/// let e = Launch::new(Dim3::x(8), Dim3::x(1024)).cooperative(true).waves().unwrap_err();
+/// assert!(matches!(e, LaunchError::NotResident { blocks: 8, resident_blocks: 4, .. }));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Launch {
+    grid: Dim3,
+    block: Dim3,
+    resident_blocks: Option<u32>,
+    cooperative: bool,
+}
+
+impl Launch {
+    /// A launch of a `grid` of `block`s, with the default residency, not cooperative.
+    ///
+    /// ```
+    /// # use scoped_atomics::kernel::Dim3;
+    /// let launch = scoped_atomics_host::executor::Launch::new(Dim3::x(2), Dim3::x(32));
+    /// assert_eq!(launch.waves(), Ok(1));
+    /// ```
+    pub fn new(grid: Dim3, block: Dim3) -> Self {
+        Launch {
+            grid,
+            block,
+            resident_blocks: None,
+            cooperative: false,
+        }
+    }
+
+    /// At most `blocks` blocks resident at once (what a GPU's SMs hold); `blocks ×` threads per
+    /// block must not exceed [`MAX_RESIDENT_THREADS`].
+    ///
+    /// ```
+    /// # use scoped_atomics::kernel::Dim3;
+    /// let launch = scoped_atomics_host::executor::Launch::new(Dim3::x(10), Dim3::x(32));
+    /// assert_eq!(launch.resident_blocks(3).waves(), Ok(4));
+    /// ```
+    pub fn resident_blocks(mut self, blocks: u32) -> Self {
+        self.resident_blocks = Some(blocks.max(1));
+        self
+    }
+
+    /// A cooperative launch: the kernel may wait at a grid-wide barrier, so every block must be
+    /// resident at once; a grid that does not fit is refused ([`LaunchError::NotResident`]).
+    ///
+    /// ```
+    /// # use scoped_atomics::kernel::Dim3;
+    /// let launch = scoped_atomics_host::executor::Launch::new(Dim3::x(4), Dim3::x(1024));
+    /// assert_eq!(launch.cooperative(true).waves(), Ok(1));
+    /// ```
+    pub fn cooperative(mut self, cooperative: bool) -> Self {
+        self.cooperative = cooperative;
+        self
+    }
+
+    /// Checks the launch and returns (blocks, threads per block, resident blocks).
+    fn plan(&self) -> Result<(u64, u32, u32), LaunchError> {
+        let (blocks, block_threads) = extents(self.grid, self.block)?;
+        let resident = self
+            .resident_blocks
+            .unwrap_or((MAX_RESIDENT_THREADS / block_threads).max(1));
+        if u64::from(resident) * u64::from(block_threads) > u64::from(MAX_RESIDENT_THREADS) {
+            return Err(LaunchError::TooManyResident {
+                resident_blocks: resident,
+                block_threads,
+            });
+        }
+        if self.cooperative && blocks > u64::from(resident) {
+            return Err(LaunchError::NotResident {
+                blocks,
+                resident_blocks: resident,
+                block_threads,
+            });
+        }
+        Ok((blocks, block_threads, resident.min(blocks as u32)))
+    }
+
+    /// How many waves of resident blocks the launch takes, or why it is refused.
+    ///
+    /// ```
+    /// # use scoped_atomics::kernel::Dim3;
+    /// let launch = scoped_atomics_host::executor::Launch::new(Dim3::x(33), Dim3::x(256));
+    /// assert_eq!(launch.waves(), Ok(3)); // 16 resident blocks of 256 threads
+    /// ```
+    pub fn waves(&self) -> Result<u64, LaunchError> {
+        let (blocks, _, resident) = self.plan()?;
+        Ok(blocks.div_ceil(u64::from(resident)))
+    }
+
+    /// Runs `kernel` once per thread of the grid and waits for all of them. Resident place `p`
+    /// runs blocks `p`, `p + resident`, `p + 2 × resident`, … with the same host threads, one per
+    /// thread of a block; each thread moves on to its next block when it returns, and the threads
+    /// of a block all run at once. A block gets fresh block-shared memory and barrier. After a
+    /// kernel thread panics, the blocks not yet started are skipped and the first panic is
+    /// returned.
+    ///
+    /// ```
+    /// # use scoped_atomics::kernel::{sync_threads, Dim3};
+    /// # use scoped_atomics_host::executor::Launch;
+    /// Launch::new(Dim3::x(100), Dim3::x(64)).run(|| sync_threads()).unwrap();
+    /// ```
+    pub fn run<K: Fn() + Sync>(&self, kernel: K) -> Result<(), LaunchError> {
+        let (blocks, block_threads, resident) = self.plan()?;
+        let (grid, block) = (self.grid, self.block);
+        let places: Vec<Place> = (0..resident)
+            .map(|_| Place {
+                blocks: Mutex::new(VecDeque::new()),
+            })
+            .collect();
+        let failed = AtomicBool::new(false);
+        let first_panic: Mutex<Option<LaunchError>> = Mutex::new(None);
+        let kernel = &kernel;
+        std::thread::scope(|s| {
+            for (p, place) in places.iter().enumerate() {
+                for t in 0..block_threads {
+                    let (failed, first_panic) = (&failed, &first_panic);
+                    std::thread::Builder::new()
+                        .stack_size(256 * 1024)
+                        .spawn_scoped(s, move || {
+                            let thread_idx = Dim3::from_linear(t, block);
+                            let mut b = p as u64;
+                            while b < blocks {
+                                let context = ThreadContext {
+                                    thread_idx,
+                                    block_idx: Dim3::from_linear(b as u32, grid),
+                                    block_dim: block,
+                                    grid_dim: grid,
+                                    block: place.enter(b as u32, block_threads),
+                                };
+                                if !failed.load(Ordering::Relaxed) {
+                                    let block_idx = context.block_idx;
+                                    emulation::enter(context);
+                                    let result = catch_unwind(AssertUnwindSafe(kernel));
+                                    emulation::leave();
+                                    if let Err(payload) = result {
+                                        failed.store(true, Ordering::Relaxed);
+                                        first_panic.lock().unwrap().get_or_insert(
+                                            LaunchError::Panicked {
+                                                block: block_idx,
+                                                thread: thread_idx,
+                                                message: panic_message(&*payload),
+                                            },
+                                        );
+                                    }
+                                }
+                                place.leave(b as u32);
+                                b += u64::from(resident);
+                            }
+                        })
+                        .expect("spawning a kernel thread");
+                }
+            }
+        });
+        match first_panic.into_inner().unwrap() {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+}
+
+/// One resident place: its host threads (one per thread of a block) run blocks `p`, `p + R`,
+/// `p + 2R`, …, each thread moving on to its next block as soon as it returns from the current
+/// one — without waiting for the rest of the block, so a kernel that never waits costs no thread
+/// switch per block. The threads of one block still all run at once (they are the place's live
+/// threads), so `sync_threads` works; a block's context lives until all its threads have left.
+struct Place {
+    /// The blocks some thread of the place has entered and not all have left, oldest first:
+    /// (block, its context, threads yet to leave).
+    blocks: Mutex<VecDeque<(u32, Arc<BlockContext>, u32)>>,
+}
+
+impl Place {
+    /// The context of block `b` for one of its threads; the first to arrive creates it.
+    fn enter(&self, b: u32, threads: u32) -> Arc<BlockContext> {
+        let mut blocks = self.blocks.lock().unwrap();
+        if let Some((_, context, _)) = blocks.iter().find(|(block, _, _)| *block == b) {
+            return context.clone();
+        }
+        let context = BlockContext::new(threads);
+        blocks.push_back((b, context.clone(), threads));
+        context
+    }
+
+    /// One thread of block `b` has returned; the last one drops the block's context.
+    fn leave(&self, b: u32) {
+        let mut blocks = self.blocks.lock().unwrap();
+        if let Some(i) = blocks.iter().position(|(block, _, _)| *block == b) {
+            blocks[i].2 -= 1;
+            if blocks[i].2 == 0 {
+                blocks.remove(i);
+            }
+        }
+    }
+}
+
+/// Runs `kernel` once per thread of a `grid` of `block`s on host threads, in waves of resident
+/// blocks (see [`Launch`]), and waits for all of them.
 ///
 /// ```
 /// use scoped_atomics_host::executor::launch;
@@ -114,47 +402,28 @@ fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
 /// assert_eq!(sum.load(Ordering::Relaxed), (0..16).sum::<u32>());
 /// ```
 pub fn launch<K: Fn() + Sync>(grid: Dim3, block: Dim3, kernel: K) -> Result<(), LaunchError> {
-    check(grid, block, MAX_GRID_THREADS)?;
-    let blocks: Vec<_> = (0..grid.size())
-        .map(|_| BlockContext::new(block.size()))
-        .collect();
-    let kernel = &kernel;
-    let results: Vec<_> = std::thread::scope(|s| {
-        let handles: Vec<_> = threads(grid, block)
-            .map(|(block_idx, thread_idx)| {
-                let context = ThreadContext {
-                    thread_idx,
-                    block_idx,
-                    block_dim: block,
-                    grid_dim: grid,
-                    block: blocks[block_idx.linear(grid) as usize].clone(),
-                };
-                let handle = std::thread::Builder::new()
-                    .stack_size(256 * 1024)
-                    .spawn_scoped(s, move || {
-                        emulation::enter(context);
-                        kernel();
-                        emulation::leave();
-                    })
-                    .expect("spawning a kernel thread");
-                (block_idx, thread_idx, handle)
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|(b, t, h)| (b, t, h.join()))
-            .collect()
-    });
-    for (block, thread, result) in results {
-        if let Err(payload) = result {
-            return Err(LaunchError::Panicked {
-                block,
-                thread,
-                message: panic_message(&*payload),
-            });
-        }
-    }
-    Ok(())
+    Launch::new(grid, block).run(kernel)
+}
+
+/// A cooperative launch (`cudaLaunchCooperativeKernel`): every block resident at once, so the
+/// kernel may wait at a grid-wide barrier; refused with [`LaunchError::NotResident`] if the grid
+/// does not fit in [`MAX_RESIDENT_THREADS`].
+///
+/// ```
+/// use scoped_atomics::kernel::Dim3;
+/// use scoped_atomics::{Barrier, Device};
+/// use scoped_atomics_host::executor::launch_cooperative;
+///
+/// let grid_barrier = Barrier::<Device>::new(4 * 64);
+/// launch_cooperative(Dim3::x(4), Dim3::x(64), || grid_barrier.arrive_and_wait()).unwrap();
+/// assert!(launch_cooperative(Dim3::x(5), Dim3::x(1024), || {}).is_err());
+/// ```
+pub fn launch_cooperative<K: Fn() + Sync>(
+    grid: Dim3,
+    block: Dim3,
+    kernel: K,
+) -> Result<(), LaunchError> {
+    Launch::new(grid, block).cooperative(true).run(kernel)
 }
 
 /// The same launch under loom (build with `--cfg loom`, call inside `loom::model`): the model's
@@ -205,6 +474,7 @@ mod tests {
     use super::*;
     use scoped_atomics::kernel::{block_dim, block_idx, grid_dim, sync_threads, thread_idx};
     use std::sync::Mutex;
+    use std::sync::atomic::AtomicU32;
 
     #[test]
     fn every_thread_runs_once_with_its_coordinates() {
@@ -239,16 +509,76 @@ mod tests {
     fn oversized_launches_are_errors_not_hangs() {
         let block = launch(Dim3::x(1), Dim3::x(MAX_BLOCK_THREADS + 1), || {});
         assert_eq!(block, Err(LaunchError::BlockTooLarge { threads: 1025 }));
-        let grid = launch(Dim3::x(5), Dim3::x(1024), || {});
-        assert!(
-            matches!(grid, Err(LaunchError::GridTooLarge { threads: 5120, .. })),
-            "{grid:?}"
+        let resident = Launch::new(Dim3::x(8), Dim3::x(1024))
+            .resident_blocks(5)
+            .run(|| {});
+        assert_eq!(
+            resident,
+            Err(LaunchError::TooManyResident {
+                resident_blocks: 5,
+                block_threads: 1024
+            })
         );
-        assert!(
-            grid.unwrap_err()
-                .to_string()
-                .contains("larger than the 4096")
+        let cooperative = launch_cooperative(Dim3::x(5), Dim3::x(1024), || {});
+        assert_eq!(
+            cooperative,
+            Err(LaunchError::NotResident {
+                blocks: 5,
+                resident_blocks: 4,
+                block_threads: 1024
+            })
         );
+        let why = cooperative.unwrap_err().to_string();
+        assert!(why.contains("needs every block resident"), "{why}");
+        assert!(why.contains("only 4 blocks of 1024 threads"), "{why}");
+    }
+
+    #[test]
+    fn a_grid_larger_than_the_resident_threads_runs_in_waves() {
+        // 40 blocks of 128 threads, 3 resident: 14 waves; every thread runs once, every block's
+        // barrier and shared memory are its own.
+        let (grid, block) = (Dim3::new(10, 4, 1), Dim3::new(64, 2, 1));
+        let run = Launch::new(grid, block).resident_blocks(3);
+        assert_eq!(run.waves(), Ok(14));
+        let seen = Mutex::new(vec![0u32; 40 * 128]);
+        let resident_now = AtomicU32::new(0);
+        let most_resident = AtomicU32::new(0);
+        run.run(|| {
+            let shared = scoped_atomics::block_shared!(COUNT: [u32; 1]).cast::<u32>();
+            // SAFETY: the block's shared word, accessed atomically only.
+            let count = unsafe {
+                scoped_atomics::AtomicRef::<u32, scoped_atomics::Block>::from_ptr(shared)
+            };
+            if thread_idx().linear(block) == 0 {
+                let now = resident_now.fetch_add(1, Ordering::SeqCst) + 1;
+                most_resident.fetch_max(now, Ordering::SeqCst);
+            }
+            count.fetch_add(1, Ordering::Relaxed);
+            sync_threads();
+            // Fresh shared memory per block: exactly this block's 128 increments.
+            assert_eq!(count.load(Ordering::Relaxed), 128);
+            sync_threads();
+            if thread_idx().linear(block) == 0 {
+                resident_now.fetch_sub(1, Ordering::SeqCst);
+            }
+            let i = block_idx().linear(grid) * 128 + thread_idx().linear(block);
+            seen.lock().unwrap()[i as usize] += 1;
+        })
+        .unwrap();
+        assert!(seen.into_inner().unwrap().iter().all(|&n| n == 1));
+        assert!(most_resident.load(Ordering::SeqCst) <= 3);
+    }
+
+    #[test]
+    fn a_launch_of_a_quarter_million_threads_completes() {
+        // 256 blocks of 1024 threads: 64 waves over the default 4 places. (The 1024 x 1024
+        // launch is the `launch` benchmark.)
+        let sum = AtomicU32::new(0);
+        launch(Dim3::x(256), Dim3::x(1024), || {
+            sum.fetch_add(1, Ordering::Relaxed);
+        })
+        .unwrap();
+        assert_eq!(sum.load(Ordering::Relaxed), 256 * 1024);
     }
 
     #[test]

@@ -5,8 +5,13 @@
 //! The GPU results are compared with the host executor's run of the same kernel bodies. Run here:
 //! the histogram and cross-block message passing; the grid barrier ([`run_grid_barrier`]: a
 //! host-built `Barrier<Device>` — it carries no completion, so no code address — and a
-//! cooperative launch); and [`run_probes`] runs probe kernels with given operands (the
-//! simulator's probe test compares host backend, simulator and GPU).
+//! cooperative launch); the host↔device ring in mapped host memory ([`run_ring`]); and
+//! [`run_probes`] runs probe kernels with given operands (the simulator's probe test compares
+//! host backend, simulator and GPU).
+
+/// The `cudarc` this crate launches with (dynamic loading: building needs no CUDA), for launching
+/// your own kernels with the same driver bindings.
+pub use cudarc;
 
 use cudarc::driver::{CudaContext, LaunchConfig, PushKernelArg};
 use cudarc::nvrtc::Ptx;
@@ -28,6 +33,37 @@ pub enum GpuRun {
 pub fn driver_present() -> bool {
     // SAFETY: only tries to `dlopen` the driver library by its usual names.
     unsafe { cudarc::driver::sys::is_culib_present() }
+}
+
+/// The build configuration whose PTX fits a GPU of compute capability `major.minor`: the newest
+/// of sm_70, sm_80, sm_90 it can run (PTX runs on its own and every later architecture), `None`
+/// before Volta.
+///
+/// ```
+/// use scoped_atomics_host::{gpu::target_for, ptx::Target};
+/// assert_eq!(target_for(8, 6), Some(Target::Sm80)); // an RTX 30xx runs sm_80 PTX
+/// assert_eq!(target_for(9, 0), Some(Target::Sm90));
+/// assert_eq!(target_for(6, 1), None);
+/// ```
+pub fn target_for(major: i32, minor: i32) -> Option<crate::ptx::Target> {
+    use crate::ptx::Target;
+    match (major, minor) {
+        (9.., _) => Some(Target::Sm90),
+        (8, _) => Some(Target::Sm80),
+        (7, _) => Some(Target::Sm70),
+        _ => None,
+    }
+}
+
+/// The build configuration for GPU 0 ([`target_for`] its compute capability); `None` without a
+/// driver or a device, or for a GPU older than Volta.
+pub fn device_target() -> Option<crate::ptx::Target> {
+    if !driver_present() {
+        return None;
+    }
+    let ctx = CudaContext::new(0).ok()?;
+    let (major, minor) = ctx.compute_capability().ok()?;
+    target_for(major, minor)
 }
 
 /// Loads `ptx` (the `gpu-kernels` module for this GPU's architecture) and runs the examples.
@@ -264,6 +300,127 @@ pub fn run_probes(ptx: &str, cases: &[ProbeCase]) -> Result<Option<Vec<[u8; 16]>
     Ok(Some(out))
 }
 
+/// The host↔device ring on a GPU: the ring lives in mapped host memory
+/// (`cuMemHostAlloc(CU_MEMHOSTALLOC_DEVICEMAP)`), a one-thread launch of `ring_producer` pushes
+/// `count` values `first, first + 1, …` from the device while this thread pops them, both sides
+/// through the ring's system-scope atomics. With `count` larger than the ring's slots the two
+/// sides must really run concurrently. Gives up after `timeout` (a device that never publishes
+/// is a failure, not a hang). Without a driver: [`GpuRun::Skipped`] with [`NO_DRIVER`].
+pub fn run_ring(ptx: &str, first: u32, count: u32, timeout: std::time::Duration) -> GpuRun {
+    if !driver_present() {
+        return GpuRun::Skipped(NO_DRIVER.to_string());
+    }
+    match launch_ring(ptx, first, count, timeout) {
+        Ok(result) => GpuRun::Ran(vec![("ring (mapped host memory)".to_string(), result)]),
+        Err(e) => GpuRun::Skipped(format!(
+            "CUDA driver present but unusable ({e}), skipping GPU run"
+        )),
+    }
+}
+
+/// Mapped host memory for one `T`, freed on drop.
+struct Mapped<T> {
+    host: *mut T,
+    device: cudarc::driver::sys::CUdeviceptr,
+}
+
+impl<T> Mapped<T> {
+    fn new(value: T) -> Result<Self, cudarc::driver::DriverError> {
+        use cudarc::driver::{result, sys};
+        // SAFETY: a page-locked allocation of `size_of::<T>()` bytes, mapped into the device's
+        // address space; initialised with `value` before anything reads it.
+        unsafe {
+            let host = result::malloc_host(
+                size_of::<T>(),
+                sys::CU_MEMHOSTALLOC_DEVICEMAP | sys::CU_MEMHOSTALLOC_PORTABLE,
+            )?
+            .cast::<T>();
+            host.write(value);
+            let mut device = 0;
+            let mapped = sys::cuMemHostGetDevicePointer_v2(&mut device, host.cast(), 0).result();
+            if let Err(e) = mapped {
+                let _ = result::free_host(host.cast());
+                return Err(e);
+            }
+            Ok(Mapped { host, device })
+        }
+    }
+}
+
+impl<T> Drop for Mapped<T> {
+    fn drop(&mut self) {
+        // SAFETY: allocated by `malloc_host` in `new`; every launch that used it has finished
+        // (the callers synchronise their stream before dropping).
+        unsafe {
+            self.host.drop_in_place();
+            let _ = cudarc::driver::result::free_host(self.host.cast());
+        }
+    }
+}
+
+fn launch_ring(
+    ptx: &str,
+    first: u32,
+    count: u32,
+    timeout: std::time::Duration,
+) -> Result<Result<(), String>, String> {
+    use gpu_kernels::kernels::{RING_SLOTS, Ring};
+    use scoped_atomics::Ordering;
+    let e = |e: cudarc::driver::DriverError| e.to_string();
+    let ctx = CudaContext::new(0).map_err(e)?;
+    let module = ctx.load_module(Ptx::from_src(ptx)).map_err(e)?;
+    let producer = module.load_function("ring_producer").map_err(e)?;
+    let stream = ctx.new_stream().map_err(e)?;
+    let ring = Mapped::new(Ring::new()).map_err(e)?;
+    let mut launch = stream.launch_builder(&producer);
+    launch.arg(&ring.device).arg(&first).arg(&count);
+    let config = LaunchConfig {
+        grid_dim: (1, 1, 1),
+        block_dim: (1, 1, 1),
+        shared_mem_bytes: 0,
+    };
+    // SAFETY: `ring_producer(ring: *mut Ring, first: u32, count: u32)`: the device address of a
+    // live ring in mapped memory; the host is its only consumer.
+    unsafe { launch.launch(config) }.map_err(e)?;
+    let deadline = std::time::Instant::now() + timeout;
+    let mut got = Vec::with_capacity(count as usize);
+    // SAFETY (the loop): the ring is live until `ring` drops after the synchronisation below;
+    // this thread is its only consumer, with the protocol of `Ring::pop`.
+    let (head, tail) = unsafe { (&(*ring.host).head, &(*ring.host).tail) };
+    while got.len() < count as usize && std::time::Instant::now() < deadline {
+        let t = tail.load(Ordering::Relaxed);
+        if head.load(Ordering::Acquire) == t {
+            std::thread::yield_now();
+            continue;
+        }
+        // SAFETY: slot `t` was published by the device's release of `head`.
+        let value = unsafe {
+            (&raw const (*ring.host).slots)
+                .cast::<u32>()
+                .add(t as usize % RING_SLOTS)
+                .read_volatile()
+        };
+        got.push(value);
+        tail.store(t.wrapping_add(1), Ordering::Release);
+    }
+    if got.len() < count as usize {
+        // The producer may still be running (blocked on a full ring): the memory it writes must
+        // outlive it, so it is leaked rather than freed under the kernel.
+        std::mem::forget(ring);
+        return Ok(Err(format!(
+            "timed out after {timeout:?}: popped {} of {count} values",
+            got.len()
+        )));
+    }
+    stream.synchronize().map_err(e)?;
+    let expected: Vec<u32> = (0..count).map(|k| first.wrapping_add(k)).collect();
+    Ok(if got == expected {
+        Ok(())
+    } else {
+        Err(format!("popped {got:?}, expected {expected:?}"))
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -287,6 +444,20 @@ mod tests {
         let run = run_grid_barrier("not ptx", 4, 32, 3);
         if driver_present() {
             assert!(matches!(run, GpuRun::Skipped(_) | GpuRun::Ran(_)));
+        } else {
+            assert_eq!(run, GpuRun::Skipped(NO_DRIVER.to_string()));
+        }
+    }
+
+    #[test]
+    fn without_a_driver_the_ring_launch_is_skipped_with_a_message() {
+        let run = run_ring("not ptx", 1, 20, std::time::Duration::from_secs(5));
+        if driver_present() {
+            // "not ptx" does not load: skipped with the driver's reason.
+            assert!(
+                matches!(run, GpuRun::Skipped(ref why) if why.contains("unusable")),
+                "{run:?}"
+            );
         } else {
             assert_eq!(run, GpuRun::Skipped(NO_DRIVER.to_string()));
         }

@@ -1,11 +1,43 @@
-//! Host side of `scoped-atomics`: building the kernels to PTX and checking it (ptxas, the ABI
-//! table), running kernel bodies on host threads, and host/device shared data structures.
+//! Host side of `scoped-atomics`: everything a kernel author needs beside the core crate.
+//!
+//! * [`build`]: [`PtxBuilder`](build::PtxBuilder), the `cuda_builder` counterpart — builds your
+//!   `#![no_std]` kernel crate to PTX from a `build.rs` (or `cargo host ptx --crate PATH`) with
+//!   the pinned nightly, `-Zbuild-std=core` and every flag the PTX needs, and checks it with ptxas.
+//! * [`executor`]: runs kernel bodies on host threads ([`launch`](executor::launch), any grid
+//!   size, in waves of resident blocks; [`launch_cooperative`](executor::launch_cooperative)) and
+//!   under loom (`launch_loom`, with `--cfg loom`), so the same source is tested without a GPU.
+//! * [`gpu`]: loads PTX and launches it through `cudarc` with dynamic loading (re-exported as
+//!   [`gpu::cudarc`]); without a driver, a clean skip ([`gpu::NO_DRIVER`]).
+//! * [`ptx`], [`abi`], [`conformance`]: reading PTX, the Atomics ABI table and the conformance
+//!   check of the probe kernels (`cargo host ptx`).
+//! * [`scaffold`]: `cargo host new DIR`, a new kernel project.
+//!
+//! ```
+//! use scoped_atomics::device::{AtomicU32, Ordering};
+//! use scoped_atomics::kernel::{block_dim, block_idx, thread_idx, Dim3};
+//! use scoped_atomics_host::executor::launch;
+//!
+//! // A kernel body, run by 4 blocks of 32 host threads.
+//! let hits = AtomicU32::new(0);
+//! launch(Dim3::x(4), Dim3::x(32), || {
+//!     if (block_idx().x * block_dim().x + thread_idx().x) % 2 == 0 {
+//!         hits.fetch_add(1, Ordering::Relaxed);
+//!     }
+//! })
+//! .unwrap();
+//! assert_eq!(hits.load(Ordering::Relaxed), 64);
+//! ```
+//!
+//! The guide (crate documentation of `scoped-atomics`, module `guide`) walks through writing,
+//! building, testing and launching a kernel.
 
 pub mod abi;
+pub mod build;
 pub mod conformance;
 pub mod examples;
 pub mod executor;
 pub mod gpu;
 pub mod litmus;
 pub mod ptx;
+pub mod scaffold;
 pub mod sim;

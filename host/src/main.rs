@@ -19,19 +19,35 @@
 //!
 //! `cargo run -p scoped-atomics-host --release -- litmus FILE_OR_DIR... [--races] [--json]` decides
 //! PTX litmus tests by the axioms of the PTX memory model (see `scoped_atomics_host::litmus`).
+//!
+//! Long steps show their progress as they go (a spinner per target on a terminal, a line per
+//! step otherwise). The default output is a short summary, every column explained once;
+//! `--verbose` (for `demo` and `ptx`) adds the per-operation and CAS-loop tables and the
+//! per-kernel instruction lists.
+//!
+//! `ptx --crate PATH [--target T|all] [--out DIR] [--debug]` builds a user's kernel crate
+//! instead, with [`scoped_atomics_host::build::PtxBuilder`] (every target by default), assembles
+//! each PTX with ptxas and lists its kernels; the PTX goes to `DIR` (default `PATH/target/ptx`).
+//!
+//! `new DIR` writes a new kernel project into `DIR`: a copy of the repository's `examples/`
+//! workspace whose path dependencies point at this checkout (`cd DIR && cargo test`).
 
 use scoped_atomics_host::abi::AbiTable;
 use scoped_atomics_host::conformance::{self, TargetReport};
 use scoped_atomics_host::ptx::{Target, Toolchain};
 use std::process::ExitCode;
 
-const USAGE: &str = "usage: scoped-atomics-host demo | scoped-atomics-host ptx [--target sm_70|sm_80|sm_90|sm_90_ptx86|all] [--jobs N] | scoped-atomics-host sim FILE.ptx --kernel NAME --grid X[,Y,Z] --block X[,Y,Z] [--arg …]… [--seed N] [--schedules K] [--json] | scoped-atomics-host litmus FILE_OR_DIR... [--races] [--json]";
+mod cli;
+
+const USAGE: &str = "usage: scoped-atomics-host demo [--verbose] | scoped-atomics-host ptx [--target sm_70|sm_80|sm_90|sm_90_ptx86|all] [--jobs N] [--verbose] [--crate PATH [--out DIR] [--debug]] | scoped-atomics-host sim FILE.ptx --kernel NAME --grid X[,Y,Z] --block X[,Y,Z] [--arg …]… [--seed N] [--schedules K] [--json] | scoped-atomics-host litmus FILE_OR_DIR... [--races] [--json] | scoped-atomics-host new DIR";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.first().map(String::as_str) {
         Some("ptx") => ptx(&args[1..]),
-        Some("demo") if args.len() == 1 => demo::run(),
+        Some("demo") if args.len() == 1 => demo::run(false),
+        Some("demo") if args.len() == 2 && args[1] == "--verbose" => demo::run(true),
+        Some("new") if args.len() == 2 => new(&args[1]),
         Some("litmus") => scoped_atomics_host::litmus::cli::run(&args[1..]),
         Some("sim") => scoped_atomics_host::sim::cli::main(&args[1..]),
         _ => {
@@ -44,21 +60,49 @@ fn main() -> ExitCode {
 fn ptx(args: &[String]) -> ExitCode {
     let mut targets = Target::ALL.to_vec();
     let mut jobs = 2;
+    let mut kernel_crate: Option<String> = None;
+    let mut out_dir: Option<String> = None;
+    let mut release = true;
+    let mut verbose = false;
     let mut it = args.iter();
     while let Some(a) = it.next() {
+        if a == "--debug" {
+            release = false;
+            continue;
+        }
+        if a == "--verbose" {
+            verbose = true;
+            continue;
+        }
         match (a.as_str(), it.next().map(String::as_str)) {
             ("--target", Some("all")) => targets = Target::ALL.to_vec(),
             ("--target", Some(t)) if Target::from_name(t).is_some() => {
                 targets = vec![Target::from_name(t).unwrap()]
             }
+            ("--target", Some(t)) => {
+                eprintln!(
+                    "scoped-atomics-host ptx: unknown target `{t}`: accepted are {}, all",
+                    scoped_atomics_host::build::ARCHS.join(", ")
+                );
+                return ExitCode::from(2);
+            }
             ("--jobs", Some(n)) if n.parse::<usize>().is_ok_and(|n| n > 0) => {
                 jobs = n.parse().unwrap()
             }
+            ("--crate", Some(path)) => kernel_crate = Some(path.to_string()),
+            ("--out", Some(dir)) => out_dir = Some(dir.to_string()),
             _ => {
                 eprintln!("{USAGE}");
                 return ExitCode::from(2);
             }
         }
+    }
+    if let Some(path) = kernel_crate {
+        return ptx_crate(&path, &targets, out_dir.as_deref(), release, verbose);
+    }
+    if out_dir.is_some() || !release {
+        eprintln!("scoped-atomics-host ptx: --out and --debug go with --crate PATH\n{USAGE}");
+        return ExitCode::from(2);
     }
     let tc = match Toolchain::discover() {
         Ok(tc) => tc,
@@ -70,7 +114,7 @@ fn ptx(args: &[String]) -> ExitCode {
     let table = AbiTable::builtin();
     let mut failed = false;
     let mut reports: Vec<TargetReport> = Vec::new();
-    for (target, r) in conformance::run_all(&tc, &targets, &table, jobs) {
+    for (target, r) in cli::progress::run_targets(&tc, &targets, &table, jobs) {
         match r {
             Ok(r) => {
                 if let Err(e) = &r.ptxas {
@@ -86,14 +130,21 @@ fn ptx(args: &[String]) -> ExitCode {
         }
     }
     let checked: Vec<_> = reports.iter().map(|r| &r.checked).collect();
-    println!("{}", conformance::results_table(&checked));
-    println!("{}", conformance::loops_table(&checked));
-    println!(
-        "{}",
-        conformance::summary_table(&reports.iter().collect::<Vec<_>>())
-    );
+    if verbose {
+        println!("{}", conformance::results_table(&checked));
+        println!("{}", conformance::loops_table(&checked));
+        println!(
+            "{}",
+            conformance::summary_table(&reports.iter().collect::<Vec<_>>())
+        );
+    } else {
+        println!(
+            "{}",
+            cli::summary::short_table(&reports.iter().collect::<Vec<_>>())
+        );
+    }
     for r in &reports {
-        if !r.checked.others.is_empty() {
+        if verbose && !r.checked.others.is_empty() {
             println!(
                 "{}: other (non-probe) kernels, not checked against the table: {}",
                 r.checked.target,
@@ -119,20 +170,135 @@ fn ptx(args: &[String]) -> ExitCode {
     }
 }
 
+/// `new DIR`: a kernel project (a copy of `examples/` depending on this checkout).
+fn new(dir: &str) -> ExitCode {
+    let checkout = scoped_atomics_host::ptx::Toolchain::repo_root();
+    match scoped_atomics_host::scaffold::new_project(&checkout, std::path::Path::new(dir)) {
+        Ok(files) => {
+            println!(
+                "created {dir} ({} files): a no_std kernel crate (kernels/) and its host crate (app/)",
+                files.len()
+            );
+            let cd = if dir == "." {
+                String::new()
+            } else {
+                format!("cd {dir} && ")
+            };
+            println!(
+                "next: {cd}cargo test   (RUSTFLAGS=\"--cfg loom\" cargo test --release --test loom: \
+                 under loom; cargo run: on a GPU, skipped without a driver)"
+            );
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("scoped-atomics-host new: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// `ptx --crate PATH`: builds a user's kernel crate for each target with `PtxBuilder`, assembles
+/// it with ptxas, and lists its kernels.
+fn ptx_crate(
+    path: &str,
+    targets: &[Target],
+    out: Option<&str>,
+    release: bool,
+    verbose: bool,
+) -> ExitCode {
+    use scoped_atomics_host::build::{Error, PtxBuilder};
+    use scoped_atomics_host::ptx::{self, Item};
+    let mut failed = false;
+    println!(
+        "each target: the PTX written, and its kernels (.entry) with their PTX instruction counts{}",
+        if verbose {
+            " and memory-model instructions"
+        } else {
+            " (--verbose: each kernel's memory-model instructions)"
+        }
+    );
+    for target in targets {
+        let mut builder = PtxBuilder::new(path)
+            .arch(target.name())
+            .release(release)
+            .verify_with_ptxas(true);
+        if let Some(dir) = out {
+            builder = builder.out_dir(dir);
+        }
+        let spinner = cli::progress::spinner(format!(
+            "{target}: building {path} to PTX and assembling it with ptxas"
+        ));
+        let built = builder.build();
+        spinner.finish_and_clear();
+        match built {
+            Ok(file) => {
+                let text = std::fs::read_to_string(&file).unwrap_or_default();
+                let kernels = ptx::parse_kernels(&text);
+                let entries: Vec<_> = kernels.iter().filter(|k| k.entry).collect();
+                let counts: Vec<String> = entries
+                    .iter()
+                    .map(|k| {
+                        let n = ptx::instructions(k)
+                            .iter()
+                            .filter(|i| matches!(i, Item::Instr(_)))
+                            .count();
+                        format!("{} ({n} instrs)", k.name)
+                    })
+                    .collect();
+                println!(
+                    "{target}: {} — kernels: {}",
+                    file.display(),
+                    counts.join(", ")
+                );
+                if verbose {
+                    for k in entries {
+                        let memory: Vec<String> = ptx::memory_model_sequence(k)
+                            .iter()
+                            .filter_map(|item| match item {
+                                Item::Instr(i) if i.is_memory_model() => Some(i.to_string()),
+                                _ => None,
+                            })
+                            .collect();
+                        println!("    {}: {}", k.name, memory.join("; "));
+                    }
+                }
+            }
+            Err(e) => {
+                eprintln!("{target}: {e}");
+                failed = true;
+                if matches!(
+                    e,
+                    Error::MissingToolchain(_)
+                        | Error::MissingRustSrc(_)
+                        | Error::MissingPtxas(_)
+                        | Error::NotAKernelCrate { .. }
+                ) {
+                    return ExitCode::from(2);
+                }
+            }
+        }
+    }
+    if failed {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
 mod demo {
     use scoped_atomics_host::abi::AbiTable;
     use scoped_atomics_host::conformance::{self, TargetReport};
     use scoped_atomics_host::ptx::{self, Target, Toolchain};
     use scoped_atomics_host::{examples, gpu};
     use std::process::{Command, ExitCode};
-    use std::time::Instant;
+    use std::time::{Duration, Instant};
 
     fn step(n: usize, title: &str) {
         println!("\n==> [{n}/6] {title}");
     }
 
     /// The main job: every step runs, whatever failed before it; the exit status is 1 if any failed.
-    pub fn run() -> ExitCode {
+    pub fn run(verbose: bool) -> ExitCode {
         let start = Instant::now();
         let root = Toolchain::repo_root();
         let mut failed: Vec<&str> = Vec::new();
@@ -154,7 +320,7 @@ mod demo {
             "PTX: build gpu-kernels for sm_70, sm_80, sm_90, sm_90+ptx86; check the probes; ptxas",
         );
         let reports = match Toolchain::discover() {
-            Ok(tc) => ptx_step(&tc, &mut failed),
+            Ok(tc) => ptx_step(&tc, &mut failed, verbose),
             Err(e) => {
                 println!("    FAILED: {e}");
                 failed.push("PTX");
@@ -220,14 +386,25 @@ mod demo {
             6,
             "GPU: the example kernels through the CUDA driver, if there is one",
         );
-        let sm70 = reports.iter().find(|r| r.checked.target == Target::Sm70);
-        match sm70.map(|r| std::fs::read_to_string(&r.ptx)) {
+        // The PTX for this GPU's architecture (sm_70 where there is none: the step then skips).
+        let target = gpu::device_target().unwrap_or(Target::Sm70);
+        let built = reports.iter().find(|r| r.checked.target == target);
+        match built.map(|r| std::fs::read_to_string(&r.ptx)) {
             Some(Ok(ptx_text)) => {
                 let input = examples::histogram_input(10_007, 11);
                 let expected = examples::histogram_expected(&input);
                 match gpu::run_examples(&ptx_text, &input, &expected) {
                     gpu::GpuRun::Skipped(why) => println!("    {why}"),
-                    gpu::GpuRun::Ran(checks) => {
+                    gpu::GpuRun::Ran(mut checks) => {
+                        let ring = gpu::run_ring(&ptx_text, 7, 100, Duration::from_secs(20));
+                        match ring {
+                            gpu::GpuRun::Ran(ring) => checks.extend(ring),
+                            gpu::GpuRun::Skipped(why) => println!("    ring: {why}"),
+                        }
+                        match gpu::run_grid_barrier(&ptx_text, 4, 64, 5) {
+                            gpu::GpuRun::Ran(grid) => checks.extend(grid),
+                            gpu::GpuRun::Skipped(why) => println!("    grid barrier: {why}"),
+                        }
                         for (name, result) in checks {
                             match result {
                                 Ok(()) => println!("    ok      {name} (GPU = host)"),
@@ -240,7 +417,7 @@ mod demo {
                     }
                 }
             }
-            _ => println!("    no sm_70 PTX was built, skipping GPU run"),
+            _ => println!("    no {target} PTX was built, skipping GPU run"),
         }
 
         let elapsed = start.elapsed().as_secs_f64();
@@ -255,10 +432,10 @@ mod demo {
     }
 
     /// Builds, checks and assembles every target; prints the tables and a line per example kernel.
-    fn ptx_step(tc: &Toolchain, failed: &mut Vec<&str>) -> Vec<TargetReport> {
+    fn ptx_step(tc: &Toolchain, failed: &mut Vec<&str>, verbose: bool) -> Vec<TargetReport> {
         let table = AbiTable::builtin();
         let mut reports = Vec::new();
-        for (target, report) in conformance::run_all(tc, &Target::ALL, &table, 2) {
+        for (target, report) in crate::cli::progress::run_targets(tc, &Target::ALL, &table, 2) {
             match report {
                 Ok(r) => {
                     let t = &r.timings;
@@ -282,20 +459,44 @@ mod demo {
             }
         }
         let checked: Vec<_> = reports.iter().map(|r| &r.checked).collect();
-        println!("{}", conformance::results_table(&checked));
-        println!(
-            "{}",
-            conformance::summary_table(&reports.iter().collect::<Vec<_>>())
-        );
+        if verbose {
+            println!("{}", conformance::results_table(&checked));
+            println!(
+                "{}",
+                conformance::summary_table(&reports.iter().collect::<Vec<_>>())
+            );
+        } else {
+            println!(
+                "{}",
+                crate::cli::summary::short_table(&reports.iter().collect::<Vec<_>>())
+            );
+        }
         let deviations = conformance::deviations_report(&checked, 20);
         if !deviations.is_empty() {
             println!("DEVIATIONS:\n{deviations}");
             failed.push("PTX");
         }
-        println!("example kernels (registers from ptxas -v; instructions of the kernel body):");
         println!(
-            "    {:<12} {:<16} {:>5} {:>7} {:>6}  memory-model instructions",
-            "target", "kernel", "regs", "instrs", "mm"
+            "example kernels: regs = registers (ptxas -v), instrs = PTX instructions of the \
+             kernel, mm = memory-model instructions among them{}",
+            if verbose {
+                ""
+            } else {
+                " (--verbose lists them)"
+            }
+        );
+        println!(
+            "    {:<12} {:<34} {:>5} {:>7} {:>6}{}",
+            "target",
+            "kernel",
+            "regs",
+            "instrs",
+            "mm",
+            if verbose {
+                "  memory-model instructions"
+            } else {
+                ""
+            }
         );
         for r in &reports {
             let Ok(text) = std::fs::read_to_string(&r.ptx) else {
@@ -325,13 +526,17 @@ mod demo {
                     .ok()
                     .and_then(|p| p.registers.get(&kernel.name).copied());
                 println!(
-                    "    {:<12} {:<16} {:>5} {:>7} {:>6}  {}",
+                    "    {:<12} {:<34} {:>5} {:>7} {:>6}{}",
                     r.checked.target.name(),
                     kernel.name,
                     registers.map_or("?".into(), |n| n.to_string()),
                     instructions,
                     count,
-                    mnemonics.join(" ")
+                    if verbose {
+                        format!("  {}", mnemonics.join(" "))
+                    } else {
+                        String::new()
+                    }
                 );
             }
         }

@@ -200,6 +200,99 @@ mod tests {
         assert_eq!(fence_for(ScopeKind::Cluster, Release, true), Fence::Release);
     }
 
+    /// The guide's operation → PTX table (`src/guide/ptx-mapping.md`), rendered from the
+    /// functions of this file, so the documentation cannot drift from the code.
+    fn mapping_markdown() -> std::string::String {
+        use std::format;
+        use std::string::String;
+        let sem = |s: Sem| match s {
+            Sem::Relaxed => "relaxed",
+            Sem::Acquire => "acquire",
+            Sem::Release => "release",
+            Sem::AcqRel => "acq_rel",
+        };
+        let row = |m: Mapped, instruction: &str, tail: &str| {
+            let fence = if m.fence_sc { "fence.sc.S; " } else { "" };
+            format!("`{fence}{instruction}.{}.S{tail}`", sem(m.sem))
+        };
+        let order = |o: Ordering| format!("{o:?}");
+        let mut out = String::from(
+            "<!-- Generated from atomics/src/imp/ptx/table.rs by its test \
+             `the_guide_mapping_table_is_generated_from_this_table`; do not edit: run \
+             `UPDATE_GUIDE=1 cargo test -p scoped-atomics --lib mapping` after changing the table. -->\n\n\
+             | operation | ordering | PTX (`S` = the scope's qualifier) |\n|---|---|---|\n",
+        );
+        for o in [Relaxed, Acquire, SeqCst] {
+            out += &format!("| `load` | {} | {} |\n", order(o), row(load(o), "ld", ""));
+        }
+        for o in [Relaxed, Release, SeqCst] {
+            out += &format!("| `store` | {} | {} |\n", order(o), row(store(o), "st", ""));
+        }
+        for o in [Relaxed, Acquire, Release, AcqRel, SeqCst] {
+            out += &format!(
+                "| `swap`, `fetch_<op>` | {} | {} |\n",
+                order(o),
+                row(rmw(o), "atom", ".<op>")
+            );
+        }
+        for success in [Relaxed, Acquire, Release, AcqRel, SeqCst] {
+            for failure in [Relaxed, Acquire, SeqCst] {
+                out += &format!(
+                    "| `compare_exchange` | {} / {} | {} |\n",
+                    order(success),
+                    order(failure),
+                    row(compare_exchange(success, failure), "atom", ".cas")
+                );
+            }
+        }
+        for o in [Relaxed, Release] {
+            out += &format!(
+                "| `add`, `sub`, `and`, … (reductions) | {} | {} |\n",
+                order(o),
+                row(reduction(o), "red", ".<op>")
+            );
+        }
+        let fence = |f: Fence| match f {
+            Fence::Compiler => "none (a compiler fence)",
+            Fence::Sc => "`fence.sc.S`",
+            Fence::AcqRel => "`fence.acq_rel.S`",
+            Fence::Acquire => "`fence.acquire.S`",
+            Fence::Release => "`fence.release.S`",
+        };
+        for o in [Acquire, Release, AcqRel, SeqCst] {
+            let (old, split) = (
+                fence_for(ScopeKind::Device, o, false),
+                fence_for(ScopeKind::Device, o, true),
+            );
+            let cell = if old == split {
+                String::from(fence(old))
+            } else {
+                format!("{} on sm_90 + PTX 8.6, else {}", fence(split), fence(old))
+            };
+            out += &format!("| `fence::<S>` | {} | {cell} |\n", order(o));
+        }
+        out += &format!(
+            "| `fence::<Thread>` | any | {} |\n",
+            fence(fence_for(ScopeKind::Thread, SeqCst, true))
+        );
+        out
+    }
+
+    #[test]
+    fn the_guide_mapping_table_is_generated_from_this_table() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/src/guide/ptx-mapping.md");
+        let generated = mapping_markdown();
+        if std::env::var_os("UPDATE_GUIDE").is_some() {
+            std::fs::write(path, &generated).unwrap();
+        }
+        let stored = include_str!("../../guide/ptx-mapping.md");
+        assert!(
+            stored == generated,
+            "src/guide/ptx-mapping.md is not what table.rs says: run \
+             `UPDATE_GUIDE=1 cargo test -p scoped-atomics --lib mapping`\n--- generated:\n{generated}"
+        );
+    }
+
     #[test]
     #[should_panic(expected = "there is no such thing as an acquire store")]
     fn invalid_orders_panic_with_core_messages() {

@@ -1,0 +1,130 @@
+//! The host side of the `kernels` crate: the PTX built by `build.rs`, the kernels run on host
+//! threads (what the tests check, and what the GPU run is compared with), and the GPU launch.
+
+use kernels::BINS;
+use scoped_atomics::kernel::Dim3;
+use scoped_atomics_host::executor::{LaunchError, launch};
+
+/// The kernels' PTX for sm_70 (any later GPU runs it too).
+pub const PTX: &str = include_str!(env!("KERNELS_PTX"));
+
+/// A kernel argument: a raw pointer, shared by the threads of a launch as on a GPU (the kernels
+/// synchronise every access through it).
+pub struct Arg<T>(pub *mut T);
+
+impl<T> Clone for Arg<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T> Copy for Arg<T> {}
+// SAFETY: see the type's documentation.
+unsafe impl<T> Send for Arg<T> {}
+// SAFETY: see the type's documentation.
+unsafe impl<T> Sync for Arg<T> {}
+
+/// A deterministic input (xorshift).
+pub fn input(len: usize, seed: u32) -> Vec<u32> {
+    let mut x = seed | 1;
+    (0..len)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            x
+        })
+        .collect()
+}
+
+/// The histogram computed directly.
+pub fn expected_histogram(input: &[u32]) -> [u32; BINS] {
+    let mut bins = [0; BINS];
+    input.iter().for_each(|&v| bins[v as usize % BINS] += 1);
+    bins
+}
+
+/// The histogram kernel on host threads.
+pub fn histogram_on_host(input: &[u32], grid: u32, block: u32) -> Result<[u32; BINS], LaunchError> {
+    let mut bins = [0u32; BINS];
+    let (data, out, len) = (
+        Arg(input.as_ptr().cast_mut()),
+        Arg(bins.as_mut_ptr()),
+        input.len(),
+    );
+    launch(Dim3::x(grid), Dim3::x(block), move || {
+        let (data, out) = (data, out);
+        // SAFETY: `len` inputs and BINS bins, live for the launch.
+        unsafe { kernels::histogram(data.0, len, out.0) }
+    })?;
+    Ok(bins)
+}
+
+/// Message passing with a device-scope flag on host threads: returns `[data, flag, result]`.
+pub fn message_passing_on_host() -> Result<[u32; 3], LaunchError> {
+    let mut cells = [0u32; 3];
+    let base = Arg(cells.as_mut_ptr());
+    launch(Dim3::x(2), Dim3::x(32), move || {
+        let base = base;
+        // SAFETY: three cells, live for the launch; both blocks are resident.
+        unsafe {
+            kernels::message_passing::<scoped_atomics::Device>(base.0, base.0.add(1), base.0.add(2))
+        }
+    })?;
+    Ok(cells)
+}
+
+/// On a GPU: the histogram and message passing from the PTX, each compared with the host run.
+/// `Ok(None)` without a CUDA driver.
+pub fn run_on_gpu(input: &[u32]) -> Result<Option<Vec<(&'static str, bool)>>, String> {
+    use scoped_atomics_host::gpu::cudarc::driver::{CudaContext, LaunchConfig, PushKernelArg};
+    use scoped_atomics_host::gpu::cudarc::nvrtc::Ptx;
+    if !scoped_atomics_host::gpu::driver_present() {
+        return Ok(None);
+    }
+    let e = |e: scoped_atomics_host::gpu::cudarc::driver::DriverError| e.to_string();
+    let ctx = CudaContext::new(0).map_err(e)?;
+    let module = ctx.load_module(Ptx::from_src(PTX)).map_err(e)?;
+    let stream = ctx.default_stream();
+
+    let histogram = module.load_function("histogram").map_err(e)?;
+    let data = stream.clone_htod(input).map_err(e)?;
+    let mut bins = stream.alloc_zeros::<u32>(BINS).map_err(e)?;
+    let len = input.len();
+    let mut builder = stream.launch_builder(&histogram);
+    builder.arg(&data).arg(&len).arg(&mut bins);
+    let config = LaunchConfig {
+        grid_dim: (8, 1, 1),
+        block_dim: (128, 1, 1),
+        shared_mem_bytes: 0,
+    };
+    // SAFETY: the arguments match `histogram(input, len, bins)`: `len` values, BINS counters.
+    unsafe { builder.launch(config) }.map_err(e)?;
+    let gpu_bins = stream.clone_dtoh(&bins).map_err(e)?;
+    let host_bins = histogram_on_host(input, 8, 128).map_err(|e| e.to_string())?;
+
+    let message_passing = module.load_function("message_passing").map_err(e)?;
+    let mut cells = stream.alloc_zeros::<u32>(3).map_err(e)?;
+    let (mut data_cell, mut rest) = cells.split_at_mut(1);
+    let (mut flag_cell, mut result_cell) = rest.split_at_mut(1);
+    let mut builder = stream.launch_builder(&message_passing);
+    builder
+        .arg(&mut data_cell)
+        .arg(&mut flag_cell)
+        .arg(&mut result_cell);
+    let config = LaunchConfig {
+        grid_dim: (2, 1, 1),
+        block_dim: (32, 1, 1),
+        shared_mem_bytes: 0,
+    };
+    // SAFETY: three device `u32`s; two blocks of 32 threads are resident together on any GPU.
+    unsafe { builder.launch(config) }.map_err(e)?;
+    let gpu_cells = stream.clone_dtoh(&cells).map_err(e)?;
+    let host_cells = message_passing_on_host().map_err(|e| e.to_string())?;
+    Ok(Some(vec![
+        ("histogram", gpu_bins.as_slice() == host_bins.as_slice()),
+        (
+            "message_passing",
+            gpu_cells.as_slice() == host_cells.as_slice(),
+        ),
+    ]))
+}

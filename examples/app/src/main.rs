@@ -1,0 +1,33 @@
+//! Runs the kernels on the GPU and compares with the host run; without a CUDA driver it says so
+//! and exits successfully.
+
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let input = app::input(100_003, 7);
+    match app::run_on_gpu(&input) {
+        Ok(None) => {
+            println!("{}", scoped_atomics_host::gpu::NO_DRIVER);
+            ExitCode::SUCCESS
+        }
+        Ok(Some(results)) => {
+            let mut ok = true;
+            for (kernel, same) in results {
+                println!(
+                    "{kernel}: {}",
+                    if same { "GPU = host" } else { "GPU != host" }
+                );
+                ok &= same;
+            }
+            if ok {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::FAILURE
+            }
+        }
+        Err(e) => {
+            eprintln!("GPU run failed: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,31 @@
+//! The kernels on host threads (`scoped_atomics_host::executor::launch`), against results
+//! computed directly.
+
+#[test]
+fn histogram_matches_the_direct_count_on_several_grids() {
+    let input = app::input(10_007, 3);
+    let expected = app::expected_histogram(&input);
+    // One block; blocks smaller than the bins; more blocks than are resident at once (waves).
+    for (grid, block) in [(1, 64), (3, 5), (64, 256)] {
+        assert_eq!(
+            app::histogram_on_host(&input, grid, block).unwrap(),
+            expected,
+            "grid {grid} x block {block}"
+        );
+    }
+}
+
+#[test]
+fn message_passing_delivers_the_data() {
+    assert_eq!(app::message_passing_on_host().unwrap(), [42, 1, 42]);
+}
+
+#[test]
+fn the_ptx_has_both_kernels() {
+    assert!(app::PTX.contains(".entry histogram"));
+    assert!(app::PTX.contains(".entry message_passing"));
+}
+
+// --- In the simulator --------------------------------------------------------------------------
+// SIMULATOR: once `scoped_atomics_host` has the simulator's launch (issue 11), run the same two
+// kernel bodies there too, e.g. a `histogram_in_the_simulator` test asserting the same bins.

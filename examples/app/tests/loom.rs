@@ -1,0 +1,63 @@
+//! The kernels on tiny grids under loom (`RUSTFLAGS="--cfg loom" cargo test --release --test
+//! loom`): every interleaving within the preemption bound, and the scope of each atomic checked
+//! against the launch's topology — a block-scope flag between two blocks is reported.
+
+#![cfg(loom)]
+
+use app::Arg;
+use scoped_atomics::kernel::Dim3;
+use scoped_atomics::{Block, Device, Scope};
+use scoped_atomics_host::executor::launch_loom;
+
+fn model(f: impl Fn() + Sync + Send + 'static) {
+    let mut builder = loom::model::Builder::new();
+    builder.preemption_bound = Some(3);
+    builder.check(f);
+}
+
+fn message_passing<S: Scope>() {
+    model(|| {
+        let cells = Arg(Box::into_raw(Box::new([0u32; 3])));
+        launch_loom(Dim3::x(2), Dim3::x(1), move || {
+            let cells = cells;
+            let base = cells.0.cast::<u32>();
+            // SAFETY: three cells, live until the launch returned.
+            unsafe { kernels::message_passing::<S>(base, base.add(1), base.add(2)) }
+        })
+        .unwrap();
+        // SAFETY: the launch joined every thread; allocated above.
+        let cells = *unsafe { Box::from_raw(cells.0) };
+        assert_eq!(cells, [42, 1, 42]);
+    });
+}
+
+#[test]
+fn message_passing_with_a_device_scope_flag_is_correct() {
+    message_passing::<Device>();
+}
+
+#[test]
+#[should_panic(expected = "scope race")]
+fn message_passing_with_a_block_scope_flag_is_a_scope_race() {
+    message_passing::<Block>();
+}
+
+#[test]
+fn histogram_of_two_blocks() {
+    model(|| {
+        let input = Arg(Box::into_raw(Box::new([1u32, 9, 2])));
+        let bins = Arg(Box::into_raw(Box::new([0u32; kernels::BINS])));
+        launch_loom(Dim3::x(2), Dim3::x(1), move || {
+            let (input, bins) = (input, bins);
+            // SAFETY: three inputs and BINS bins, live until the launch returned.
+            unsafe { kernels::histogram(input.0.cast(), 3, bins.0.cast()) }
+        })
+        .unwrap();
+        // SAFETY: the launch joined every thread; allocated above.
+        let (_, bins) = unsafe { (Box::from_raw(input.0), *Box::from_raw(bins.0)) };
+        let mut expected = [0u32; kernels::BINS];
+        expected[1] = 2; // 1 and 9
+        expected[2] = 1;
+        assert_eq!(bins, expected);
+    });
+}

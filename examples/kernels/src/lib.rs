@@ -1,0 +1,91 @@
+//! Kernels written once over `scoped_atomics`: each body is a plain `unsafe fn` that runs as PTX
+//! (through the `extern "ptx-kernel"` entry points below), on host threads and under loom
+//! (`scoped_atomics_host::executor`).
+//!
+//! All a kernel crate needs: `#![no_std]` and, on the device, the two feature gates below.
+
+#![no_std]
+#![cfg_attr(target_arch = "nvptx64", feature(abi_ptx, asm_experimental_arch))]
+
+use scoped_atomics::kernel::{block_dim, block_idx, grid_dim, sync_threads, thread_idx};
+use scoped_atomics::{AtomicRef, Block, Device, Ordering, Scope, block_shared};
+
+/// Number of bins of [`histogram`].
+pub const BINS: usize = 8;
+
+/// Histogram of `len` values (each modulo [`BINS`]) into `bins`: block-scope counters in shared
+/// memory, added into the device-scope counters once per block.
+///
+/// # Safety
+/// `input` is valid for `len` reads and `bins` for [`BINS`] atomic `u32`s.
+pub unsafe fn histogram(input: *const u32, len: usize, bins: *mut u32) {
+    let local = block_shared!(LOCAL: [u32; BINS]).cast::<u32>();
+    let mine = (thread_idx().x as usize..BINS).step_by(block_dim().x as usize);
+    for bin in mine.clone() {
+        // SAFETY: `bin < BINS`; until the barrier only this thread touches it.
+        unsafe { AtomicRef::<u32, Block>::from_ptr(local.add(bin)) }.store(0, Ordering::Relaxed);
+    }
+    sync_threads();
+    let stride = (grid_dim().x * block_dim().x) as usize;
+    let mut i = (block_idx().x * block_dim().x + thread_idx().x) as usize;
+    while i < len {
+        // SAFETY: `i < len`, and `bin < BINS`; every access to a bin is atomic.
+        let bin = unsafe { input.add(i).read() } as usize % BINS;
+        unsafe { AtomicRef::<u32, Block>::from_ptr(local.add(bin)) }.add(1, Ordering::Relaxed);
+        i += stride;
+    }
+    sync_threads();
+    for bin in mine {
+        // SAFETY: `bin < BINS`; the barrier ordered the block's increments before this load.
+        let count =
+            unsafe { AtomicRef::<u32, Block>::from_ptr(local.add(bin)) }.load(Ordering::Relaxed);
+        // SAFETY: the caller's contract on `bins`; other blocks add too: device scope.
+        unsafe { AtomicRef::<u32, Device>::from_ptr(bins.add(bin)) }.add(count, Ordering::Relaxed);
+    }
+}
+
+/// Message passing between blocks 0 and 1 through a flag of scope `S`: thread 0 of block 0
+/// writes `*data` and raises the flag (release); thread 0 of block 1 waits for it (acquire) and
+/// copies the data to `*result`. `S = Device` is right; `S = Block` is a data race (the flag's
+/// scope does not include the other block), which the loom launch reports.
+///
+/// # Safety
+/// The pointers are valid; launch at least two blocks, all resident at once.
+pub unsafe fn message_passing<S: Scope>(data: *mut u32, flag: *mut u32, result: *mut u32) {
+    if thread_idx().x != 0 {
+        return;
+    }
+    // SAFETY: the caller's contract; the flag is only accessed atomically.
+    let flag = unsafe { AtomicRef::<u32, S>::from_ptr(flag) };
+    if block_idx().x == 0 {
+        // SAFETY: only this thread writes `data`, before the release.
+        unsafe { data.write_volatile(42) };
+        flag.store(1, Ordering::Release);
+    } else if block_idx().x == 1 {
+        while flag.load(Ordering::Acquire) == 0 {
+            scoped_atomics::kernel::nanosleep(32);
+        }
+        // SAFETY: the acquire ordered the write of `data` before this read.
+        unsafe { result.write(data.read_volatile()) };
+    }
+}
+
+/// The `extern "ptx-kernel"` entry points: what the GPU launches.
+#[cfg(target_arch = "nvptx64")]
+mod entry {
+    #[unsafe(no_mangle)]
+    pub unsafe extern "ptx-kernel" fn histogram(input: *const u32, len: usize, bins: *mut u32) {
+        // SAFETY: the launcher's contract, documented on the kernel.
+        unsafe { super::histogram(input, len, bins) }
+    }
+
+    #[unsafe(no_mangle)]
+    pub unsafe extern "ptx-kernel" fn message_passing(
+        data: *mut u32,
+        flag: *mut u32,
+        out: *mut u32,
+    ) {
+        // SAFETY: as above.
+        unsafe { super::message_passing::<scoped_atomics::Device>(data, flag, out) }
+    }
+}
