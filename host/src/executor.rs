@@ -552,7 +552,10 @@ mod tests {
             if thread_idx().linear(block) == 0 {
                 let now = resident_now.fetch_add(1, Ordering::SeqCst) + 1;
                 most_resident.fetch_max(now, Ordering::SeqCst);
+                // Shared memory starts uninitialised (the emulation fills it with a pattern).
+                count.store(0, Ordering::Relaxed);
             }
+            sync_threads();
             count.fetch_add(1, Ordering::Relaxed);
             sync_threads();
             // Fresh shared memory per block: exactly this block's 128 increments.
