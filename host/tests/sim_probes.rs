@@ -212,12 +212,17 @@ fn reference(
 type Cases = Vec<(gpu::ProbeCase, [u8; 16])>;
 
 /// Runs every probe of `target`; returns (probes run, failures, the cases for the GPU).
-fn run_target(target: Target, seed: u64) -> Option<(usize, Vec<String>, Cases)> {
+/// The value types of issue 14 that this differential test does not run yet (see the note in
+/// `run_target`); their probes are counted and reported as not covered.
+const NOT_YET_COVERED: [&str; 3] = ["f16", "bf16", "flag"];
+
+fn run_target(target: Target, seed: u64) -> Option<(usize, usize, Vec<String>, Cases)> {
     let sim = simulator("sim_probes", target)?;
     let mut cases = Cases::new();
     let mut rng = Rng(seed);
     let mut failures = Vec::new();
     let mut count = 0;
+    let mut not_covered = 0;
     // Every kernel of the module decodes: every instruction the project emits is executable.
     for name in sim.kernels().filter(|k| !is_probe_name(k)) {
         if let Err(e) = sim.kernel(name) {
@@ -249,6 +254,13 @@ fn run_target(target: Target, seed: u64) -> Option<(usize, Vec<String>, Cases)> 
             continue;
         }
         let (op, ty, order) = (parts[0], parts[1], parts[2]);
+        if NOT_YET_COVERED.contains(&ty) {
+            // Counted, and said below: the simulator lacks the half-precision conversions and
+            // comparisons (`setp.nan`, `cvt` to/from f16) and this test has no host reference
+            // for them or for `AtomicFlag` yet.
+            not_covered += 1;
+            continue;
+        }
         let size = size_of(ty);
         let off = (rng.next() as usize % (8 / size)) * size;
         let mut init = [rng.next(), rng.next()];
@@ -323,7 +335,7 @@ fn run_target(target: Target, seed: u64) -> Option<(usize, Vec<String>, Cases)> 
             ));
         }
     }
-    Some((count, failures, cases))
+    Some((count - not_covered, not_covered, failures, cases))
 }
 
 /// With a CUDA driver, the sm_70 probe cases also run on the GPU and must leave the memory the
@@ -372,7 +384,9 @@ fn every_probe_matches_the_host_backend() {
     let started = std::time::Instant::now();
     let mut all = Vec::new();
     for (i, target) in Target::ALL.into_iter().enumerate() {
-        let Some((count, failures, cases)) = run_target(target, 0x5eed_0000 + i as u64) else {
+        let Some((count, not_covered, failures, cases)) =
+            run_target(target, 0x5eed_0000 + i as u64)
+        else {
             return;
         };
         if target == Target::Sm70 {
@@ -380,7 +394,7 @@ fn every_probe_matches_the_host_backend() {
         }
         assert!(count >= 3800, "{target}: only {count} probes");
         println!(
-            "{target}: {count} probes simulated, {} differ",
+            "{target}: {count} probes simulated, {} differ; {not_covered} probes of f16/bf16/AtomicFlag not covered yet",
             failures.len()
         );
         all.extend(failures);

@@ -418,7 +418,7 @@ fn decode_one(d: &mut FnDecoder, i: &RawInstr, at: usize) -> Result<Op, SimError
                     Op::MbInit(d.addr(i, &o[0])?, d.src(i, &o[1])?)
                 }
                 "arrive" | "arrive_drop" => {
-                    if rest.contains(&"expect_tx") || rest.contains(&"noComplete") {
+                    if rest.contains(&"expect_tx") {
                         return Err(err(i, "this mbarrier form"));
                     }
                     need(i, 2)?;
@@ -431,7 +431,13 @@ fn decode_one(d: &mut FnDecoder, i: &RawInstr, at: usize) -> Result<Op, SimError
                         Some(c) => Some(d.src(i, c)?),
                         None => None,
                     };
-                    Op::MbArrive(dst, d.addr(i, &o[1])?, count, form == "arrive_drop")
+                    Op::MbArrive(
+                        dst,
+                        d.addr(i, &o[1])?,
+                        count,
+                        form == "arrive_drop",
+                        rest.contains(&"noComplete"),
+                    )
                 }
                 "test_wait" | "try_wait" => {
                     need(i, 3)?;
@@ -441,6 +447,10 @@ fn decode_one(d: &mut FnDecoder, i: &RawInstr, at: usize) -> Result<Op, SimError
                         d.src(i, &o[2])?,
                         parity,
                     )
+                }
+                "pending_count" => {
+                    need(i, 2)?;
+                    Op::MbPendingCount(d.dst(i, &o[0])?, d.src(i, &o[1])?)
                 }
                 "inval" => {
                     need(i, 1)?;

@@ -481,8 +481,12 @@ impl World<'_> {
                     return Event::Barrier(id, count, *aligned);
                 }
                 Op::MbInit(a, count) => return self.mb_init(th, a, count),
-                Op::MbArrive(d, a, count, drop) => {
-                    return self.mb_arrive(th, t, (d, a, count, drop));
+                Op::MbArrive(d, a, count, drop, no_complete) => {
+                    return self.mb_arrive(th, t, (d, a, count, drop, no_complete));
+                }
+                Op::MbPendingCount(d, state) => {
+                    let pending = self.val(th, *state) >> 32;
+                    Self::set(th, *d, pending);
                 }
                 Op::MbTestWait(d, a, token, parity) => {
                     return self.mb_test_wait(th, t, (d, a, token, parity));

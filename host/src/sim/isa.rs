@@ -228,7 +228,12 @@ pub enum Op {
     /// `bar.sync`/`barrier.sync{.aligned}`: id, thread count, whether `.aligned`.
     Bar(Src, Option<Src>, bool),
     MbInit(Addr, Src),
-    MbArrive(Option<u32>, Addr, Option<Src>, bool),
+    /// `mbarrier.arrive{_drop}{.noComplete}`: token register, object, count, whether `_drop`,
+    /// whether `.noComplete` (must not complete the phase). The token holds the phase in its low
+    /// 32 bits and the arrivals pending *before* this arrive in its high 32 bits.
+    MbArrive(Option<u32>, Addr, Option<Src>, bool, bool),
+    /// `mbarrier.pending_count.b64 dst, state`: the pending count of a token.
+    MbPendingCount(u32, Src),
     MbTestWait(u32, Addr, Src, bool),
     MbInval(Addr),
     Nanosleep(Src),

@@ -87,7 +87,7 @@ impl World<'_> {
         &mut self,
         th: &mut Thread,
         t: u32,
-        (d, a, count, drop): (&Option<u32>, &Addr, &Option<Src>, &bool),
+        (d, a, count, drop, no_complete): (&Option<u32>, &Addr, &Option<Src>, &bool, &bool),
     ) -> Event {
         let addr = self.val(th, a.base).wrapping_add(a.off as u64);
         let n = count.map_or(1, |c| self.val(th, c) as u32);
@@ -102,7 +102,13 @@ impl World<'_> {
                 m.pending
             ));
         }
-        let token = m.phase;
+        if *no_complete && n >= m.pending {
+            return Event::Fault(format!(
+                "mbarrier.arrive.noComplete with count {n} would complete the phase ({} arrivals pending)",
+                m.pending
+            ));
+        }
+        let token = (m.phase & 0xffff_ffff) | (u64::from(m.pending) << 32);
         m.pending -= n;
         if *drop {
             m.expected -= 1;
@@ -136,7 +142,8 @@ impl World<'_> {
         (d, a, token, parity): (&u32, &Addr, &Src, &bool),
     ) -> Event {
         let addr = self.val(th, a.base).wrapping_add(a.off as u64);
-        let token = self.val(th, *token);
+        // The phase is the token's low half (the high half is the pending count).
+        let token = self.val(th, *token) & 0xffff_ffff;
         let i = match self.mbarrier(th, addr) {
             Ok(i) => i,
             Err(e) => return e,
