@@ -235,6 +235,18 @@ fn run_target(target: Target, seed: u64) -> Option<(usize, usize, Vec<String>, C
         .map(str::to_string)
         .collect();
     for name in names {
+        if name
+            .split("__")
+            .nth(1)
+            .is_some_and(|ty| NOT_YET_COVERED.contains(&ty))
+        {
+            // Counted, and said below: the simulator lacks instructions of the half-precision
+            // loops (`bfe`, `cvt` to/from f16, …) and this test has no host reference for them or
+            // for `AtomicFlag` yet.
+            count += 1;
+            not_covered += 1;
+            continue;
+        }
         let kernel = match sim.kernel(&name) {
             Ok(k) => k,
             Err(e) => {
@@ -254,13 +266,6 @@ fn run_target(target: Target, seed: u64) -> Option<(usize, usize, Vec<String>, C
             continue;
         }
         let (op, ty, order) = (parts[0], parts[1], parts[2]);
-        if NOT_YET_COVERED.contains(&ty) {
-            // Counted, and said below: the simulator lacks the half-precision conversions and
-            // comparisons (`setp.nan`, `cvt` to/from f16) and this test has no host reference
-            // for them or for `AtomicFlag` yet.
-            not_covered += 1;
-            continue;
-        }
         let size = size_of(ty);
         let off = (rng.next() as usize % (8 / size)) * size;
         let mut init = [rng.next(), rng.next()];

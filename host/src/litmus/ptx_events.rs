@@ -202,6 +202,9 @@ pub fn translate(kernel: &Kernel, call: &Call) -> Result<Translated, String> {
                     decode::Cmp::Le => Cmp::Le,
                     decode::Cmp::Gt => Cmp::Gt,
                     decode::Cmp::Ge => Cmp::Ge,
+                    decode::Cmp::Nan | decode::Cmp::Num => {
+                        return Err(format!("unsupported `{}` (float NaN test)", text(inst)));
+                    }
                 };
                 // The compared values are copied: the registers may change before the branch.
                 let (x, y) = (opnd(&vals, a)?, opnd(&vals, b)?);

@@ -242,6 +242,8 @@ fn decode_one(d: &mut FnDecoder, i: &RawInstr, at: usize) -> Result<Op, SimError
                 "le" | "leu" => (Cmp::Le, ty),
                 "gt" | "gtu" => (Cmp::Gt, ty),
                 "ge" | "geu" => (Cmp::Ge, ty),
+                "nan" => (Cmp::Nan, ty),
+                "num" => (Cmp::Num, ty),
                 "lo" => (
                     Cmp::Lt,
                     Ty {

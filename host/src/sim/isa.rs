@@ -180,6 +180,10 @@ pub enum Cmp {
     Le,
     Gt,
     Ge,
+    /// `nan`: either operand is a NaN.
+    Nan,
+    /// `num`: neither operand is a NaN.
+    Num,
 }
 
 /// A read-modify-write operation of `atom`/`red`.

@@ -166,7 +166,7 @@ pub fn compare(cmp: Cmp, ty: Ty, a: u64, b: u64) -> bool {
         _ => Some((a & ty.mask()).cmp(&(b & ty.mask()))),
     };
     match ord {
-        None => cmp == Cmp::Ne,
+        None => matches!(cmp, Cmp::Ne | Cmp::Nan),
         Some(o) => match cmp {
             Cmp::Eq => o == O::Equal,
             Cmp::Ne => o != O::Equal,
@@ -174,6 +174,8 @@ pub fn compare(cmp: Cmp, ty: Ty, a: u64, b: u64) -> bool {
             Cmp::Le => o != O::Greater,
             Cmp::Gt => o == O::Greater,
             Cmp::Ge => o != O::Less,
+            Cmp::Nan => false,
+            Cmp::Num => true,
         },
     }
 }
