@@ -196,12 +196,13 @@ pub fn translate(kernel: &Kernel, call: &Call) -> Result<Translated, String> {
             }
             Op::Setp(c, _, p, a, b) => {
                 let c = match c {
-                    decode::Cmp::Eq => Cmp::Eq,
-                    decode::Cmp::Ne => Cmp::Ne,
-                    decode::Cmp::Lt => Cmp::Lt,
-                    decode::Cmp::Le => Cmp::Le,
-                    decode::Cmp::Gt => Cmp::Gt,
-                    decode::Cmp::Ge => Cmp::Ge,
+                    // Litmus values are integers, never NaN: unordered is ordered here.
+                    decode::Cmp::Eq | decode::Cmp::Equ => Cmp::Eq,
+                    decode::Cmp::Ne | decode::Cmp::Neu => Cmp::Ne,
+                    decode::Cmp::Lt | decode::Cmp::Ltu => Cmp::Lt,
+                    decode::Cmp::Le | decode::Cmp::Leu => Cmp::Le,
+                    decode::Cmp::Gt | decode::Cmp::Gtu => Cmp::Gt,
+                    decode::Cmp::Ge | decode::Cmp::Geu => Cmp::Ge,
                     decode::Cmp::Nan | decode::Cmp::Num => {
                         return Err(format!("unsupported `{}` (float NaN test)", text(inst)));
                     }

@@ -209,6 +209,9 @@ fn decode_one(d: &mut FnDecoder, i: &RawInstr, at: usize) -> Result<Op, SimError
             if rest.first() == Some(&"wide") {
                 return Err(err(i, "mad.wide is not supported"));
             }
+            if ty.kind.is_float() && (ty.kind != Kind::F || ty.bytes == 2) {
+                return Err(err(i, "half-precision fma is not supported"));
+            }
             Op::Mad(
                 hi,
                 ty,
@@ -236,12 +239,18 @@ fn decode_one(d: &mut FnDecoder, i: &RawInstr, at: usize) -> Result<Op, SimError
             }
             let ty = ty_last.ok_or_else(|| err(i, "no type"))?;
             let (cmp, ty) = match rest[0] {
-                "eq" | "equ" => (Cmp::Eq, ty),
-                "ne" | "neu" => (Cmp::Ne, ty),
-                "lt" | "ltu" => (Cmp::Lt, ty),
-                "le" | "leu" => (Cmp::Le, ty),
-                "gt" | "gtu" => (Cmp::Gt, ty),
-                "ge" | "geu" => (Cmp::Ge, ty),
+                "eq" => (Cmp::Eq, ty),
+                "ne" => (Cmp::Ne, ty),
+                "lt" => (Cmp::Lt, ty),
+                "le" => (Cmp::Le, ty),
+                "gt" => (Cmp::Gt, ty),
+                "ge" => (Cmp::Ge, ty),
+                "equ" => (Cmp::Equ, ty),
+                "neu" => (Cmp::Neu, ty),
+                "ltu" => (Cmp::Ltu, ty),
+                "leu" => (Cmp::Leu, ty),
+                "gtu" => (Cmp::Gtu, ty),
+                "geu" => (Cmp::Geu, ty),
                 "nan" => (Cmp::Nan, ty),
                 "num" => (Cmp::Num, ty),
                 "lo" => (
@@ -291,7 +300,24 @@ fn decode_one(d: &mut FnDecoder, i: &RawInstr, at: usize) -> Result<Op, SimError
             if tys.len() != 2 {
                 return Err(err(i, "cvt needs two types"));
             }
+            if tys
+                .iter()
+                .any(|t| matches!(t.kind, Kind::F16x2 | Kind::Bf16x2))
+            {
+                return Err(err(i, "cvt to or from a packed pair is not supported"));
+            }
             Op::Cvt(tys[0], tys[1], d.dst(i, &o[0])?, d.src(i, &o[1])?)
+        }
+        "bfe" => {
+            need(i, 4)?;
+            let ty = ty_last.ok_or_else(|| err(i, "no type"))?;
+            Op::Bfe(
+                ty,
+                d.dst(i, &o[0])?,
+                d.src(i, &o[1])?,
+                d.src(i, &o[2])?,
+                d.src(i, &o[3])?,
+            )
         }
         "cvta" => {
             need(i, 2)?;
@@ -396,6 +422,13 @@ fn decode_one(d: &mut FnDecoder, i: &RawInstr, at: usize) -> Result<Op, SimError
                 return Err(err(i, format!("qualifier `.{}`", q.others[0])));
             }
             Op::Fence(sem, scope)
+        }
+        "bar" if rest.first() == Some(&"warp") => {
+            if rest.get(1) != Some(&"sync") {
+                return Err(err(i, "only bar.warp.sync is supported"));
+            }
+            need(i, 1)?;
+            Op::BarWarp(d.src(i, &o[0])?)
         }
         "bar" | "barrier" => {
             let kind = rest.first().copied().unwrap_or("sync");

@@ -6,7 +6,7 @@
 use super::decode::{Callee, Inst, Op, Program, Scope, Sem, Space, Special, Src};
 use super::memory::{self, LOCAL_WINDOW, Loc, Memory, SHARED_WINDOW};
 use super::race::{Access, Race, RaceHit};
-use super::values::{binary, compare, convert, rmw, sext, unary};
+use super::values::{binary, bit_field_extract, compare, convert, rmw, sext, unary};
 
 /// A call frame.
 #[derive(Clone, Debug)]
@@ -57,6 +57,8 @@ pub enum Event {
     Yield,
     /// It arrived at barrier `id` (with an expected count, if given; `.aligned` or not).
     Barrier(u32, Option<u32>, bool),
+    /// It arrived at `bar.warp.sync` with this member mask.
+    WarpSync(u32),
     Exited,
     Fault(String),
 }
@@ -288,6 +290,10 @@ impl World<'_> {
                     let v = convert(*dt, *st, self.val(th, *a));
                     Self::set(th, *d, v);
                 }
+                Op::Bfe(ty, d, a, pos, len) => {
+                    let (a, pos, len) = (self.val(th, *a), self.val(th, *pos), self.val(th, *len));
+                    Self::set(th, *d, bit_field_extract(*ty, a, pos, len));
+                }
                 Op::Unpack(bytes, lo, hi, a) => {
                     let v = self.val(th, *a);
                     let half = u32::from(*bytes) * 4;
@@ -480,6 +486,7 @@ impl World<'_> {
                     let count = count.map(|c| self.val(th, c) as u32);
                     return Event::Barrier(id, count, *aligned);
                 }
+                Op::BarWarp(mask) => return Event::WarpSync(self.val(th, *mask) as u32),
                 Op::MbInit(a, count) => return self.mb_init(th, a, count),
                 Op::MbArrive(d, a, count, drop, no_complete) => {
                     return self.mb_arrive(th, t, (d, a, count, drop, no_complete));

@@ -10,7 +10,22 @@ pub enum Kind {
     B,
     U,
     S,
+    /// IEEE binary floats: `f16`, `f32`, `f64` by size.
     F,
+    /// `bf16` (2 bytes): the high half of an `f32`.
+    Bf,
+    /// `f16x2` (4 bytes): two `f16` lanes, the first in the low half.
+    F16x2,
+    /// `bf16x2` (4 bytes): two `bf16` lanes.
+    Bf16x2,
+}
+
+impl Kind {
+    /// Any floating-point kind, packed or not.
+    #[inline(always)]
+    pub fn is_float(self) -> bool {
+        matches!(self, Kind::F | Kind::Bf | Kind::F16x2 | Kind::Bf16x2)
+    }
 }
 
 /// An instruction type: kind and size in bytes.
@@ -23,6 +38,16 @@ pub struct Ty {
 impl Ty {
     pub fn parse(s: &str) -> Option<Ty> {
         let s = s.trim_start_matches('.');
+        // The half-precision kinds whose first letter does not say them.
+        let half = match s {
+            "bf16" => Some((Kind::Bf, 2)),
+            "f16x2" => Some((Kind::F16x2, 4)),
+            "bf16x2" => Some((Kind::Bf16x2, 4)),
+            _ => None,
+        };
+        if let Some((kind, bytes)) = half {
+            return Some(Ty { kind, bytes });
+        }
         let kind = match s.as_bytes().first()? {
             b'b' => Kind::B,
             b'u' => Kind::U,
@@ -174,12 +199,20 @@ pub enum UnOp {
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Cmp {
+    /// The ordered comparisons: false when either operand is a NaN.
     Eq,
     Ne,
     Lt,
     Le,
     Gt,
     Ge,
+    /// The unordered comparisons (`equ`, `neu`, …): true when either operand is a NaN.
+    Equ,
+    Neu,
+    Ltu,
+    Leu,
+    Gtu,
+    Geu,
     /// `nan`: either operand is a NaN.
     Nan,
     /// `num`: neither operand is a NaN.
@@ -218,6 +251,8 @@ pub enum Op {
     Setp(Cmp, Ty, u32, Src, Src),
     PredBin(BinOp, u32, Src, Src),
     Cvt(Ty, Ty, u32, Src),
+    /// `bfe.type d, a, pos, len`: bit field extract (sign-extended for signed types).
+    Bfe(Ty, u32, Src, Src, Src),
     /// `mov.b64 {lo, hi}, a` (None for `_`) / `mov.b32 {lo, hi}, a`.
     Unpack(u8, Option<u32>, Option<u32>, Src),
     Pack(u8, u32, Src, Src),
@@ -231,6 +266,8 @@ pub enum Op {
     Fence(Sem, Scope),
     /// `bar.sync`/`barrier.sync{.aligned}`: id, thread count, whether `.aligned`.
     Bar(Src, Option<Src>, bool),
+    /// `bar.warp.sync membermask`: the warp-level barrier among the mask's lanes.
+    BarWarp(Src),
     MbInit(Addr, Src),
     /// `mbarrier.arrive{_drop}{.noComplete}`: token register, object, count, whether `_drop`,
     /// whether `.noComplete` (must not complete the phase). The token holds the phase in its low

@@ -229,6 +229,9 @@ pub struct Scheduler<'w, 'p> {
     parked: Vec<u32>,
     /// Threads of each CTA that have exited.
     exited: Vec<u32>,
+    /// Threads waiting at `bar.warp.sync`, per (CTA, warp, member mask), with the instruction
+    /// each arrived at.
+    warp_waits: std::collections::HashMap<(u32, u32, u32), Vec<(u32, u32)>>,
     seen_races: std::collections::HashSet<(u32, u32)>,
 }
 
@@ -261,6 +264,7 @@ impl<'w, 'p> Scheduler<'w, 'p> {
             live,
             exited: vec![0; ctas],
             parked: Vec::new(),
+            warp_waits: Default::default(),
             seen_races: Default::default(),
         }
     }
@@ -401,6 +405,61 @@ impl<'w, 'p> Scheduler<'w, 'p> {
         self.world.progress = true;
     }
 
+    /// Handles thread `t` arriving at `bar.warp.sync mask` at instruction `at`: it waits until
+    /// every lane of the mask has arrived with the same mask; then, as at a CTA barrier, each
+    /// member's accesses before it happen before every member's accesses after it (the PTX ISA's
+    /// guarantee of memory ordering among the threads participating in the barrier).
+    fn warp_sync(&mut self, t: u32, mask: u32, at: u32) {
+        let th = &self.threads[t as usize];
+        let (cta, lane, warp) = (th.cta, th.lin % 32, th.lin / 32);
+        let lanes = (self.cta_threads - warp * 32).min(32);
+        let existing = if lanes == 32 { u32::MAX } else { (1 << lanes) - 1 };
+        let problem = if mask & (1 << lane) == 0 {
+            Some(format!("does not include the thread's own lane {lane}"))
+        } else if mask & !existing != 0 {
+            Some(format!(
+                "names lanes that do not exist: warp {warp} of a block of {} threads has {lanes}",
+                self.cta_threads
+            ))
+        } else {
+            None
+        };
+        if let Some(problem) = problem {
+            let text = format!(
+                "{} at {}: bar.warp.sync member mask {mask:#010x} {problem} (undefined in PTX)",
+                self.name(t),
+                self.inst(at)
+            );
+            self.stop(FindingKind::Fault, text);
+            return;
+        }
+        self.threads[t as usize].state = State::AtBarrier(u32::MAX);
+        self.live.retain(|&x| x != t);
+        let waiting = self.warp_waits.entry((cta, warp, mask)).or_default();
+        waiting.push((t, at));
+        if waiting.len() < mask.count_ones() as usize {
+            return;
+        }
+        let ids: Vec<u32> = self
+            .warp_waits
+            .remove(&(cta, warp, mask))
+            .unwrap_or_default()
+            .into_iter()
+            .map(|(t, _)| t)
+            .collect();
+        if let Some(race) = &mut self.world.race {
+            race.join_all(&ids);
+        }
+        for &t in &ids {
+            self.threads[t as usize].state = State::Ready;
+            self.live.push(t);
+        }
+        if self.mode == Mode::WarpLockstep {
+            self.live.sort_unstable();
+        }
+        self.world.progress = true;
+    }
+
     /// After thread `t` of `cta` exited: a barrier its CTA waits at can no longer complete.
     fn check_unreachable(&mut self, cta: usize, exited: u32) {
         for id in 0..self.bars[cta].waiting.len() {
@@ -491,6 +550,7 @@ impl<'w, 'p> Scheduler<'w, 'p> {
                             self.arrive(t, id, count, at, aligned);
                         }
                     }
+                    Event::WarpSync(mask) => self.warp_sync(t, mask, at),
                     Event::Exited => {
                         self.threads[t as usize].state = State::Done;
                         self.exited[cta] += 1;
@@ -550,12 +610,13 @@ impl<'w, 'p> Scheduler<'w, 'p> {
             return false;
         }
         // Nobody runnable: threads left waiting at barriers can never leave.
-        let stuck: Vec<(u32, u32, bool)> = self
+        let stuck: Vec<(u32, u32)> = self
             .bars
             .iter()
-            .flat_map(|b| b.waiting.iter().flatten().copied())
+            .flat_map(|b| b.waiting.iter().flatten().map(|&(t, at, _)| (t, at)))
+            .chain(self.warp_waits.values().flatten().copied())
             .collect();
-        if let Some(&(t, at, _)) = stuck.first() {
+        if let Some(&(t, at)) = stuck.first() {
             let text = format!(
                 "{} threads wait at barriers that cannot complete, e.g. {} at {}",
                 stuck.len(),

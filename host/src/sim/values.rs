@@ -1,6 +1,9 @@
 //! Instruction semantics on values: integer and float arithmetic at an instruction type's width,
 //! comparisons, conversions and the read-modify-write operations of `atom`/`red`. Registers hold
 //! 64 bits; every operation reads its operands at its own type, so the upper bits never matter.
+//! Half precision (`f16`, `bf16` and their `x2` pairs) is computed in `f32` and rounded to
+//! nearest even: `f32`'s 24 bits are at least twice a half's significand plus two, so the double
+//! rounding of `+ - * /` is exact.
 
 use super::decode::{BinOp, Cmp, Kind, Rmw, Ty, UnOp};
 
@@ -23,6 +26,51 @@ fn from_f32(f: f32) -> u64 {
     u64::from(f.to_bits())
 }
 
+/// A half-precision value (`f16` bits, or `bf16` bits when `brain`) widened to `f32`, exactly.
+#[inline]
+fn half_to_f32(bits: u16, brain: bool) -> f32 {
+    if brain {
+        scoped_atomics::bf16::from_bits(bits).to_f32()
+    } else {
+        scoped_atomics::f16::from_bits(bits).to_f32()
+    }
+}
+
+/// `x` rounded to nearest even at half precision (`bf16` when `brain`), as bits.
+#[inline]
+fn half_from_f64(x: f64, brain: bool) -> u16 {
+    if brain {
+        scoped_atomics::bf16::from_f64(x).to_bits()
+    } else {
+        scoped_atomics::f16::from_f64(x).to_bits()
+    }
+}
+
+/// Arithmetic on `f16`/`bf16` and on both lanes of `f16x2`/`bf16x2`; off the hot path.
+#[cold]
+#[inline(never)]
+fn half_binary(op: BinOp, ty: Ty, a: u64, b: u64) -> Result<u64, &'static str> {
+    let brain = matches!(ty.kind, Kind::Bf | Kind::Bf16x2);
+    let lanes = u32::from(ty.bytes) / 2;
+    let mut out = 0;
+    for lane in 0..lanes {
+        let shift = 16 * lane;
+        let x = half_to_f32((a >> shift) as u16, brain);
+        let y = half_to_f32((b >> shift) as u16, brain);
+        let r = match op {
+            BinOp::Add => x + y,
+            BinOp::Sub => x - y,
+            BinOp::MulLo => x * y,
+            BinOp::Div => x / y,
+            BinOp::Min => x.min(y),
+            BinOp::Max => x.max(y),
+            _ => return Err("this half-precision operation"),
+        };
+        out |= u64::from(half_from_f64(f64::from(r), brain)) << shift;
+    }
+    Ok(out)
+}
+
 /// PTX `min`/`max` on floats: a NaN operand yields the other operand.
 fn fmin(a: f64, b: f64, max: bool) -> f64 {
     if max { a.max(b) } else { a.min(b) }
@@ -31,12 +79,15 @@ fn fmin(a: f64, b: f64, max: bool) -> f64 {
 #[inline]
 pub fn unary(op: UnOp, ty: Ty, a: u64) -> u64 {
     let m = ty.mask();
-    if ty.kind == Kind::F {
-        return match (op, ty.bytes) {
-            (UnOp::Neg, 4) => from_f32(-f32v(a)),
-            (UnOp::Neg, _) => (-f64v(a)).to_bits(),
-            (UnOp::Abs, 4) => from_f32(f32v(a).abs()),
-            (UnOp::Abs, _) => f64v(a).abs().to_bits(),
+    if ty.kind.is_float() {
+        // `neg`/`abs` of a float only change its sign bit (of each lane of a packed pair).
+        let sign = match ty.kind {
+            Kind::F16x2 | Kind::Bf16x2 => 0x8000_8000,
+            _ => 1 << (ty.bits() - 1),
+        };
+        return match op {
+            UnOp::Neg => (a ^ sign) & m,
+            UnOp::Abs => a & !sign & m,
             _ => a & m,
         };
     }
@@ -55,7 +106,10 @@ pub fn unary(op: UnOp, ty: Ty, a: u64) -> u64 {
 pub fn binary(op: BinOp, ty: Ty, a: u64, b: u64) -> Result<u64, &'static str> {
     let m = ty.mask();
     let signed = ty.kind == Kind::S;
-    if ty.kind == Kind::F {
+    if ty.kind.is_float() {
+        if ty.kind != Kind::F || ty.bytes == 2 {
+            return half_binary(op, ty, a, b);
+        }
         return Ok(if ty.bytes == 4 {
             let (x, y) = (f32v(a), f32v(b));
             from_f32(match op {
@@ -161,19 +215,27 @@ pub fn compare(cmp: Cmp, ty: Ty, a: u64, b: u64) -> bool {
     use std::cmp::Ordering as O;
     let ord = match ty.kind {
         Kind::F if ty.bytes == 4 => f32v(a).partial_cmp(&f32v(b)),
-        Kind::F => f64v(a).partial_cmp(&f64v(b)),
+        Kind::F if ty.bytes == 8 => f64v(a).partial_cmp(&f64v(b)),
+        Kind::F | Kind::Bf => {
+            let brain = ty.kind == Kind::Bf;
+            half_to_f32(a as u16, brain).partial_cmp(&half_to_f32(b as u16, brain))
+        }
         Kind::S => Some(sext(a, ty.bytes).cmp(&sext(b, ty.bytes))),
         _ => Some((a & ty.mask()).cmp(&(b & ty.mask()))),
     };
     match ord {
-        None => matches!(cmp, Cmp::Ne | Cmp::Nan),
+        // A NaN operand: the ordered comparisons are false, the unordered ones true.
+        None => matches!(
+            cmp,
+            Cmp::Equ | Cmp::Neu | Cmp::Ltu | Cmp::Leu | Cmp::Gtu | Cmp::Geu | Cmp::Nan
+        ),
         Some(o) => match cmp {
-            Cmp::Eq => o == O::Equal,
-            Cmp::Ne => o != O::Equal,
-            Cmp::Lt => o == O::Less,
-            Cmp::Le => o != O::Greater,
-            Cmp::Gt => o == O::Greater,
-            Cmp::Ge => o != O::Less,
+            Cmp::Eq | Cmp::Equ => o == O::Equal,
+            Cmp::Ne | Cmp::Neu => o != O::Equal,
+            Cmp::Lt | Cmp::Ltu => o == O::Less,
+            Cmp::Le | Cmp::Leu => o != O::Greater,
+            Cmp::Gt | Cmp::Gtu => o == O::Greater,
+            Cmp::Ge | Cmp::Geu => o != O::Less,
             Cmp::Nan => false,
             Cmp::Num => true,
         },
@@ -183,20 +245,24 @@ pub fn compare(cmp: Cmp, ty: Ty, a: u64, b: u64) -> bool {
 /// `cvt.dst.src`: the source read at its type, converted, written at the destination type
 /// (signed results sign-extended to 64 bits).
 pub fn convert(dst: Ty, src: Ty, a: u64) -> u64 {
-    if dst.kind == Kind::F {
+    let half_src = matches!(src.kind, Kind::F | Kind::Bf) && src.bytes == 2;
+    if dst.kind.is_float() {
         let x: f64 = match src.kind {
+            _ if half_src => f64::from(half_to_f32(a as u16, src.kind == Kind::Bf)),
             Kind::F if src.bytes == 4 => f64::from(f32v(a)),
             Kind::F => f64v(a),
             Kind::S => sext(a, src.bytes) as f64,
             _ => (a & src.mask()) as f64,
         };
-        return if dst.bytes == 4 {
-            from_f32(x as f32)
-        } else {
-            x.to_bits()
+        // One rounding, from the exact `f64`, to the destination's precision.
+        return match (dst.kind, dst.bytes) {
+            (Kind::F, 4) => from_f32(x as f32),
+            (Kind::F, 8) => x.to_bits(),
+            (kind, _) => u64::from(half_from_f64(x, kind == Kind::Bf)),
         };
     }
     let v: i128 = match src.kind {
+        _ if half_src => half_to_f32(a as u16, src.kind == Kind::Bf) as i128,
         Kind::F if src.bytes == 4 => f32v(a) as i128,
         Kind::F => f64v(a) as i128,
         Kind::S => i128::from(sext(a, src.bytes)),
@@ -210,13 +276,36 @@ pub fn convert(dst: Ty, src: Ty, a: u64) -> u64 {
     }
 }
 
+/// `bfe`: `len` bits of `a` from bit `pos` (both taken mod 256), sign-extended from the field's
+/// top bit (or from the type's top bit when the field reaches past it) for signed types.
+pub fn bit_field_extract(ty: Ty, a: u64, pos: u64, len: u64) -> u64 {
+    let msb = u64::from(ty.bits()) - 1;
+    let (pos, len) = (pos & 0xff, len & 0xff);
+    let a = a & ty.mask();
+    let sign = ty.kind == Kind::S && len != 0 && (a >> (pos + len - 1).min(msb)) & 1 == 1;
+    let mut d = 0;
+    for i in 0..=msb {
+        let bit = if i < len && pos + i <= msb {
+            (a >> (pos + i)) & 1 == 1
+        } else {
+            sign
+        };
+        d |= u64::from(bit) << i;
+    }
+    if ty.kind == Kind::S {
+        sext(d, ty.bytes) as u64
+    } else {
+        d
+    }
+}
+
 /// The new value of an `atom`/`red` location holding `old`, with operands `b` (and `c` for
 /// `cas`).
 pub fn rmw(op: Rmw, ty: Ty, old: u64, b: u64, c: u64) -> u64 {
     let m = ty.mask();
     match op {
         Rmw::Add => {
-            if ty.kind == Kind::F {
+            if ty.kind.is_float() {
                 binary(BinOp::Add, ty, old, b).unwrap_or(old)
             } else {
                 old.wrapping_add(b) & m
