@@ -1,8 +1,8 @@
 //! A small kernel API, the counterpart of `cuda_std::thread`: the thread's coordinates, the block
-//! barrier, `nanosleep` and block-shared memory.
+//! and warp barriers, `nanosleep` and block-shared memory.
 //!
 //! On `nvptx64` these read the special registers (`%tid`, `%ctaid`, `%ntid`, `%nctaid`) and emit
-//! `bar.sync 0`, `nanosleep.u32` and `.shared` arrays. On the host they read the simulated thread
+//! `bar.sync 0`, `bar.warp.sync`, `nanosleep.u32` and `.shared` arrays. On the host they read the simulated thread
 //! that the `scoped-atomics-host` crate's executor (or its loom launch) runs, so one kernel source runs as PTX, on
 //! host threads and under loom; there a kernel function called outside a launch panics.
 //!
@@ -89,6 +89,20 @@ impl Dim3 {
     }
 }
 
+/// The number of threads in a warp.
+///
+/// ```
+/// assert_eq!(scoped_atomics::kernel::WARP_SIZE, 32);
+/// ```
+pub const WARP_SIZE: u32 = 32;
+
+/// The [`sync_warp`] mask of all 32 lanes of a warp (`0xffff_ffff`, CUDA's `__syncwarp()`).
+///
+/// ```
+/// assert_eq!(scoped_atomics::kernel::FULL_WARP.count_ones(), 32);
+/// ```
+pub const FULL_WARP: u32 = u32::MAX;
+
 #[cfg(target_arch = "nvptx64")]
 mod imp {
     use super::Dim3;
@@ -134,6 +148,34 @@ mod imp {
         unsafe { core::arch::nvptx::_syncthreads() }
     }
 
+    /// `bar.warp.sync mask`, after a check that the mask names the calling lane (a `trap`
+    /// otherwise: PTX leaves that undefined).
+    ///
+    /// An `asm!` suffices here, unlike for `sync_threads`: on sm_70 and later `bar.warp.sync` is
+    /// not `.aligned`, so lanes may reach it at different instructions, and a copy of it in
+    /// each arm of a branch is still correct.
+    #[inline(always)]
+    pub fn sync_warp(mask: u32) {
+        // SAFETY: the member lanes wait for each other; the barrier also orders memory among
+        // them. A mask without the calling lane traps before the barrier; that every lane of the
+        // mask reaches a `bar.warp.sync` with the same mask is the caller's duty (`__syncwarp`).
+        unsafe {
+            asm!(
+                "{{",
+                ".reg .pred %not_member;",
+                ".reg .b32 %own_lane;",
+                "mov.u32 %own_lane, %lanemask_eq;",
+                "and.b32 %own_lane, %own_lane, {mask};",
+                "setp.eq.u32 %not_member, %own_lane, 0;",
+                "@%not_member trap;",
+                "bar.warp.sync {mask};",
+                "}}",
+                mask = in(reg32) mask,
+                options(nostack),
+            )
+        }
+    }
+
     #[inline(always)]
     pub fn nanosleep(ns: u32) {
         // SAFETY: suspends the thread for about `ns` nanoseconds (sm_70+).
@@ -143,7 +185,9 @@ mod imp {
 
 #[cfg(all(not(target_arch = "nvptx64"), any(feature = "std", loom)))]
 mod imp {
-    pub use super::emulation::{block_dim, block_idx, grid_dim, sync_threads, thread_idx};
+    pub use super::emulation::{
+        block_dim, block_idx, grid_dim, sync_threads, sync_warp, thread_idx,
+    };
 
     pub fn nanosleep(_ns: u32) {
         #[cfg(loom)]
@@ -155,7 +199,7 @@ mod imp {
 
 #[cfg(any(target_arch = "nvptx64", feature = "std", loom))]
 mod api {
-    use super::{Dim3, imp};
+    use super::{Dim3, WARP_SIZE, imp};
 
     /// This thread's index within its block (`threadIdx`).
     ///
@@ -246,6 +290,65 @@ mod api {
     #[inline(always)]
     pub fn sync_threads() {
         imp::sync_threads()
+    }
+
+    /// Waits until every lane of `mask` in this thread's warp has reached a `sync_warp(mask)`,
+    /// and orders their memory accesses across it (`__syncwarp(mask)`, `bar.warp.sync mask`):
+    /// what a member lane wrote before the call, every member lane reads after it — warp-level
+    /// publication without a block-wide barrier or atomics.
+    ///
+    /// A warp is 32 threads of consecutive linear index in the block (`x + y·X + z·X·Y`); bit
+    /// `i` of `mask` is lane `i`, and [`FULL_WARP`] is the whole warp. Unlike
+    /// [`sync_threads`], the lanes need not reach the same call site (sm_70 and later), and
+    /// lanes outside the mask do not wait. The ordering is that of a CTA-scope barrier among the
+    /// members: the PTX memory model knows no warp scope, so atomics that publish to other lanes
+    /// still need at least [`Block`](crate::Block) scope.
+    ///
+    /// # Panics
+    /// On the host, outside a kernel launch; when `mask` does not include the calling lane, or
+    /// names lanes that the block does not have (a last warp of fewer than 32 threads) — both
+    /// undefined on the device, where the first traps.
+    ///
+    /// ```
+    /// # use scoped_atomics::kernel::{emulation::*, Dim3};
+    /// # enter(ThreadContext { thread_idx: Dim3::new(0, 0, 0), block_idx: Dim3::new(0, 0, 0),
+    /// #     block_dim: Dim3::x(1), grid_dim: Dim3::x(1), block: BlockContext::new(1) });
+    /// use scoped_atomics::kernel::{FULL_WARP, lane_id, sync_warp};
+    ///
+    /// /// A kernel body for blocks of whole warps: each lane publishes its slot with a plain
+    /// /// write, the warp syncs, each lane reads its neighbour's slot.
+    /// unsafe fn exchange(slots: *mut u32) -> u32 {
+    ///     let lane = lane_id() as usize;
+    ///     // SAFETY: `slots` holds 32 values; each lane writes only its own before the sync.
+    ///     unsafe { slots.add(lane).write(lane as u32 * 10) };
+    ///     sync_warp(FULL_WARP);
+    ///     // SAFETY: the sync ordered the neighbour's write before this read.
+    ///     unsafe { slots.add(lane ^ 1).read() }
+    /// }
+    /// # let _ = exchange as unsafe fn(*mut u32) -> u32;
+    /// // Here the launch is a block of one thread, alone in its warp.
+    /// sync_warp(1 << lane_id());
+    /// ```
+    #[inline(always)]
+    pub fn sync_warp(mask: u32) {
+        imp::sync_warp(mask)
+    }
+
+    /// This thread's lane within its warp (`%laneid`): its linear index in the block modulo 32.
+    ///
+    /// # Panics
+    /// On the host, outside a kernel launch.
+    ///
+    /// ```
+    /// # use scoped_atomics::kernel::{emulation::*, Dim3};
+    /// # enter(ThreadContext { thread_idx: Dim3::new(1, 1, 0), block_idx: Dim3::new(0, 0, 0),
+    /// #     block_dim: Dim3::x(40), grid_dim: Dim3::x(1), block: BlockContext::new(40) });
+    /// // Thread (1, 1) of a 40-wide block: linear index 41, lane 9 of warp 1.
+    /// assert_eq!(scoped_atomics::kernel::lane_id(), 9);
+    /// ```
+    #[inline(always)]
+    pub fn lane_id() -> u32 {
+        thread_idx().linear(block_dim()) % WARP_SIZE
     }
 
     /// Suspends the thread for about `ns` nanoseconds (`nanosleep.u32`, sm_70+); on the host a
@@ -395,7 +498,10 @@ pub mod emulation {
 
     /// What the threads of one simulated block share.
     pub struct BlockContext {
+        threads: u32,
         barrier: Barrier<Block>,
+        /// The warp barriers, made on first use: (warp, member mask, barrier of its lanes).
+        warps: Mutex<Vec<(u32, u32, Arc<Barrier<Block>>)>>,
         shared: Mutex<Vec<(&'static str, SharedArray)>>,
     }
 
@@ -419,7 +525,9 @@ pub mod emulation {
         /// The context of a block of `threads` threads.
         pub fn new(threads: u32) -> Arc<Self> {
             Arc::new(BlockContext {
+                threads,
                 barrier: Barrier::new(threads),
+                warps: Mutex::new(Vec::new()),
                 shared: Mutex::new(Vec::new()),
             })
         }
@@ -505,6 +613,40 @@ pub mod emulation {
     pub fn sync_threads() {
         let block = with(|c| c.block.clone());
         block.barrier.arrive_and_wait();
+    }
+
+    /// `__syncwarp(mask)`: the barrier of the mask's lanes of this thread's warp (warp = 32
+    /// consecutive linear thread indices of the block). A block-scope barrier, so its ordering
+    /// is that of `bar.warp.sync` among the members, under loom too.
+    #[track_caller]
+    pub fn sync_warp(mask: u32) {
+        let (block, linear) = with(|c| (c.block.clone(), c.thread_idx.linear(c.block_dim)));
+        let (warp, lane) = (linear / super::WARP_SIZE, linear % super::WARP_SIZE);
+        let lanes = (block.threads - warp * super::WARP_SIZE).min(super::WARP_SIZE);
+        assert!(
+            mask & (1 << lane) != 0,
+            "sync_warp: mask {mask:#010x} does not include the calling thread's lane {lane} \
+             (warp {warp}); every member must name itself"
+        );
+        let existing = u32::MAX >> (super::WARP_SIZE - lanes);
+        assert!(
+            mask & !existing == 0,
+            "sync_warp: mask {mask:#010x} names lanes that do not exist: warp {warp} of a block \
+             of {} threads has {lanes} lanes",
+            block.threads
+        );
+        let barrier = {
+            let mut warps = block.warps.lock().unwrap();
+            match warps.iter().find(|(w, m, _)| (*w, *m) == (warp, mask)) {
+                Some((_, _, b)) => b.clone(),
+                None => {
+                    let b = Arc::new(Barrier::new(mask.count_ones()));
+                    warps.push((warp, mask, b.clone()));
+                    b
+                }
+            }
+        };
+        barrier.arrive_and_wait();
     }
 
     /// The byte a new block-shared array is filled with on the host: shared memory is

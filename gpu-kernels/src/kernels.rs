@@ -6,7 +6,9 @@
 //! host. Every function is `unsafe` for the same reason as a CUDA kernel launch: the pointers must
 //! be valid for the extents the launch implies.
 
-use scoped_atomics::kernel::{block_dim, block_idx, grid_dim, sync_threads, thread_idx};
+use scoped_atomics::kernel::{
+    WARP_SIZE, block_dim, block_idx, grid_dim, sync_threads, sync_warp, thread_idx,
+};
 use scoped_atomics::{AtomicRef, Barrier, Block, Device, Ordering, block_shared, plain};
 
 /// Number of bins of the histogram kernel.
@@ -283,4 +285,29 @@ pub unsafe fn ring_producer(ring: *mut Ring, first: u32, count: u32) {
             unsafe { Ring::push(ring, first.wrapping_add(k)) };
         }
     }
+}
+
+/// Warp-level publication with [`sync_warp`]: each thread writes `7 × index + 1` to its slot of
+/// `slots` with a plain store, the threads of its warp sync, and each thread copies into `out`
+/// the slot of the thread at the mirrored place of its warp (lane `n − 1 − i` of a warp of `n`
+/// threads). The mask names exactly the warp's threads, so a last warp of fewer than 32 threads
+/// works too. Without the `sync_warp` the plain reads race with the other lanes' plain writes.
+///
+/// # Safety
+/// `slots` and `out` are valid for one `u32` per thread of the grid (global index
+/// `block × block size + linear thread index`).
+pub unsafe fn warp_exchange(slots: *mut u32, out: *mut u32) {
+    let block_size = block_dim().size();
+    let linear = thread_idx().linear(block_dim());
+    let warp_base = linear / WARP_SIZE * WARP_SIZE;
+    let lanes = (block_size - warp_base).min(WARP_SIZE);
+    let lane = linear - warp_base;
+    let block_base = (block_idx().linear(grid_dim()) * block_size) as usize;
+    let me = block_base + linear as usize;
+    // SAFETY: the caller's contract; each thread writes only its own slot before the sync.
+    unsafe { slots.add(me).write(7 * me as u32 + 1) };
+    sync_warp(u32::MAX >> (WARP_SIZE - lanes));
+    let partner = block_base + (warp_base + lanes - 1 - lane) as usize;
+    // SAFETY: the sync ordered the partner's write (same warp, in the mask) before this read.
+    unsafe { out.add(me).write(slots.add(partner).read()) };
 }

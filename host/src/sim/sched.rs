@@ -413,7 +413,11 @@ impl<'w, 'p> Scheduler<'w, 'p> {
         let th = &self.threads[t as usize];
         let (cta, lane, warp) = (th.cta, th.lin % 32, th.lin / 32);
         let lanes = (self.cta_threads - warp * 32).min(32);
-        let existing = if lanes == 32 { u32::MAX } else { (1 << lanes) - 1 };
+        let existing = if lanes == 32 {
+            u32::MAX
+        } else {
+            (1 << lanes) - 1
+        };
         let problem = if mask & (1 << lane) == 0 {
             Some(format!("does not include the thread's own lane {lane}"))
         } else if mask & !existing != 0 {
