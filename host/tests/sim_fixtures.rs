@@ -396,3 +396,57 @@ fn cli_unsupported_instruction_exits_2_naming_it_and_its_line() {
     );
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// Runs `setp_all` of the fixture on operands `a`, `b`: the 12 comparison results.
+fn setp_all(a: f32, b: f32) -> Vec<bool> {
+    let mut buffer = [a.to_bits(), b.to_bits()].map(u32::to_le_bytes).concat();
+    buffer.extend([0; 48]);
+    let out = load("setp_unordered.ptx")
+        .kernel("setp_all")
+        .unwrap()
+        .launch(
+            &Launch::new([1, 1, 1], [1, 1, 1], vec![Arg::Buffer(buffer)]),
+            Vec::new(),
+        )
+        .unwrap();
+    assert!(out.findings.is_empty(), "{:?}", out.findings);
+    out.buffers[0][8..]
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes(c.try_into().unwrap()) == 1)
+        .collect()
+}
+
+#[test]
+fn unordered_setp_comparisons_are_true_on_nan_and_ordered_ones_false() {
+    for (a, b) in [
+        (f32::NAN, 1.0),
+        (1.0, f32::NAN),
+        (f32::NAN, f32::NAN),
+        (1.0, 2.0),
+        (2.0, 1.0),
+        (-0.0, 0.0),
+        (f32::INFINITY, 3.5),
+    ] {
+        // Rust's `<`, `<=`, `>`, `>=`, `==` are the ordered comparisons; `!=` is unordered.
+        let ordered_ne = a < b || a > b;
+        let expected = vec![
+            a == b,
+            ordered_ne,
+            a < b,
+            a <= b,
+            a > b,
+            a >= b,
+            !ordered_ne,
+            a != b,
+            !(a >= b),
+            !(a > b),
+            !(a <= b),
+            !(a < b),
+        ];
+        assert_eq!(setp_all(a, b), expected, "operands {a}, {b}");
+    }
+    // The difference the unordered forms make, spelled out for a NaN operand.
+    let nan = setp_all(f32::NAN, 1.0);
+    assert!(nan[..6].iter().all(|&x| !x), "ordered: all false {nan:?}");
+    assert!(nan[6..].iter().all(|&x| x), "unordered: all true {nan:?}");
+}

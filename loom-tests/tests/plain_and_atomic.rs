@@ -13,7 +13,7 @@
 use gpu_kernels::kernels;
 use loom::sync::Arc;
 use loom_tests::{Failure, Heap, assert_outcomes, expect_failure, model, outcomes, spin_until};
-use scoped_atomics::kernel::{Dim3, block_idx, sync_threads, thread_idx};
+use scoped_atomics::kernel::{Dim3, block_idx, sync_threads, sync_warp, thread_idx};
 use scoped_atomics::model::{Position, set_position, spawn_in};
 use scoped_atomics::{Atomic, Barrier, Block, Device, Ordering::*};
 use scoped_atomics_host::executor::launch_loom;
@@ -297,6 +297,43 @@ fn plain_result_read_without_sync_threads_is_reported() {
     assert_data_race(
         &failure,
         ["plain `read`", "`fetch_add(Relaxed)` at block scope"],
+        [B0, B0.thread(1)],
+    );
+}
+
+/// One warp of two threads (issue 14, `sync_warp`): each writes its own cell plainly;
+/// (`sync`) `sync_warp(0b11)`; each reads the other's cell plainly. With the warp barrier each
+/// read sees the other's write; without it the plain accesses race.
+fn warp_exchange(sync: bool) -> impl Fn() + Send + Sync + 'static {
+    move || {
+        let cells = [Heap::new(0u32), Heap::new(0u32)];
+        launch_loom(Dim3::x(1), Dim3::x(2), move || {
+            let me = thread_idx().x as usize;
+            cells[me].write(10 + me as u32);
+            if sync {
+                sync_warp(0b11);
+                assert_eq!(cells[1 - me].read(), 11 - me as u32);
+            } else {
+                let _ = cells[1 - me].read();
+            }
+        })
+        .unwrap();
+        // SAFETY: the launch has joined every thread.
+        unsafe { cells.map(|c| c.free()) };
+    }
+}
+
+#[test]
+fn plain_writes_sync_warp_plain_reads() {
+    model(warp_exchange(true));
+}
+
+#[test]
+fn plain_exchange_without_sync_warp_is_reported() {
+    let failure = expect_failure(warp_exchange(false));
+    assert_data_race(
+        &failure,
+        ["plain `write`", "plain `read`"],
         [B0, B0.thread(1)],
     );
 }

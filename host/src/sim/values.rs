@@ -340,3 +340,119 @@ pub fn rmw(op: Rmw, ty: Ty, old: u64, b: u64, c: u64) -> u64 {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use scoped_atomics::{bf16, f16};
+
+    const U32: Ty = Ty {
+        kind: Kind::U,
+        bytes: 4,
+    };
+    const S32: Ty = Ty {
+        kind: Kind::S,
+        bytes: 4,
+    };
+
+    #[test]
+    fn bfe_extracts_and_sign_extends_as_the_ptx_pseudocode() {
+        for (a, pos, len) in [
+            (0xabcd_1234u64, 16, 1),
+            (0xdead_beef, 4, 12),
+            (0xffff, 0, 32),
+        ] {
+            let plain = (a >> pos) & ((1u64 << len) - 1);
+            assert_eq!(
+                bit_field_extract(U32, a, pos, len),
+                plain,
+                "{a:#x} {pos} {len}"
+            );
+        }
+        // Signed: the field's top bit extends; past bit 31 the type's top bit does.
+        assert_eq!(bit_field_extract(S32, 0xf000, 12, 4), u64::MAX);
+        assert_eq!(bit_field_extract(S32, 0x7000, 12, 4), 7);
+        assert_eq!(bit_field_extract(S32, 0x8000_0000, 28, 8) as i64, -8);
+        // A zero length gives 0; `pos` and `len` are taken modulo 256.
+        assert_eq!(bit_field_extract(S32, u64::MAX, 3, 0), 0);
+        assert_eq!(bit_field_extract(U32, 0xf0, 256 + 4, 256 + 4), 0xf);
+    }
+
+    #[test]
+    fn half_precision_arithmetic_rounds_as_the_half_crate() {
+        let (f16_ty, bf16_ty) = (
+            Ty {
+                kind: Kind::F,
+                bytes: 2,
+            },
+            Ty {
+                kind: Kind::Bf,
+                bytes: 2,
+            },
+        );
+        let samples = (0..=u16::MAX).step_by(251).chain([0x0001, 0x7bff, 0x3c01]);
+        for a in samples.clone() {
+            for b in samples.clone().step_by(7) {
+                let (x, y) = (u64::from(a), u64::from(b));
+                let sum = binary(BinOp::Add, f16_ty, x, y).unwrap() as u16;
+                let expected = f16::from_bits(a) + f16::from_bits(b);
+                assert!(
+                    sum == expected.to_bits()
+                        || (expected.is_nan() && f16::from_bits(sum).is_nan()),
+                    "f16 {a:#06x} + {b:#06x}"
+                );
+                let product = binary(BinOp::MulLo, bf16_ty, x, y).unwrap() as u16;
+                let expected = bf16::from_bits(a) * bf16::from_bits(b);
+                assert!(
+                    product == expected.to_bits()
+                        || (expected.is_nan() && bf16::from_bits(product).is_nan()),
+                    "bf16 {a:#06x} * {b:#06x}"
+                );
+            }
+        }
+        // The packed pairs work lane by lane: (1 + 2, 3 + -0.5) in f16x2.
+        let pair = |lo: f32, hi: f32| {
+            u64::from(f16::from_f32(lo).to_bits()) | u64::from(f16::from_f32(hi).to_bits()) << 16
+        };
+        let f16x2 = Ty {
+            kind: Kind::F16x2,
+            bytes: 4,
+        };
+        assert_eq!(
+            rmw(Rmw::Add, f16x2, pair(1.0, 3.0), pair(2.0, -0.5), 0),
+            pair(3.0, 2.5)
+        );
+        // `neg` flips each lane's sign bit only.
+        assert_eq!(unary(UnOp::Neg, f16x2, pair(1.0, -2.0)), pair(-1.0, 2.0));
+    }
+
+    #[test]
+    fn half_precision_conversions_round_to_nearest_even_and_compare() {
+        let f32_ty = Ty {
+            kind: Kind::F,
+            bytes: 4,
+        };
+        let (f16_ty, bf16_ty) = (
+            Ty {
+                kind: Kind::F,
+                bytes: 2,
+            },
+            Ty {
+                kind: Kind::Bf,
+                bytes: 2,
+            },
+        );
+        let bits = |x: f32| u64::from(x.to_bits());
+        // 1 + 2^-11 is halfway between two f16 values: to the even one, 1.0.
+        assert_eq!(convert(f16_ty, f32_ty, bits(1.0 + 2f32.powi(-11))), 0x3c00);
+        assert_eq!(convert(f16_ty, f32_ty, bits(65520.0)), 0x7c00); // to infinity
+        assert_eq!(convert(bf16_ty, f32_ty, bits(1.0 + 2f32.powi(-8))), 0x3f80);
+        assert_eq!(convert(f32_ty, f16_ty, 0xc000), bits(-2.0));
+        assert_eq!(convert(f32_ty, bf16_ty, 0x4049), bits(3.140625));
+        assert_eq!(convert(S32, f16_ty, 0xc500) as i64, -5);
+        // Comparisons read the half's value; a NaN is unordered.
+        assert!(compare(Cmp::Lt, f16_ty, 0xbc00, 0x3c00)); // -1 < 1
+        assert!(!compare(Cmp::Lt, bf16_ty, 0x7fc0, 0x3f80));
+        assert!(compare(Cmp::Ltu, bf16_ty, 0x7fc0, 0x3f80));
+    }
+}
