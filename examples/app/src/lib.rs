@@ -1,9 +1,12 @@
 //! The host side of the `kernels` crate: the PTX built by `build.rs`, the kernels run on host
-//! threads (what the tests check, and what the GPU run is compared with), and the GPU launch.
+//! threads (what the tests check, and what the GPU run is compared with), the same PTX run in
+//! the PTX simulator (`scoped_atomics_host::sim`: every thread interleaved at each memory
+//! operation, with a race detector that knows the scopes — no GPU needed), and the GPU launch.
 
 use kernels::BINS;
 use scoped_atomics::kernel::Dim3;
 use scoped_atomics_host::executor::{LaunchError, launch};
+use scoped_atomics_host::sim;
 
 /// The kernels' PTX for sm_70 (any later GPU runs it too).
 pub const PTX: &str = include_str!(env!("KERNELS_PTX"));
@@ -70,6 +73,81 @@ pub fn message_passing_on_host() -> Result<[u32; 3], LaunchError> {
             kernels::message_passing::<scoped_atomics::Device>(base.0, base.0.add(1), base.0.add(2))
         }
     })?;
+    Ok(cells)
+}
+
+/// What a simulator run of a kernel returns: the final contents of its buffers, or every
+/// finding (race, hang, divergence, fault), one per line, when there was one.
+pub type SimResult<T> = Result<T, String>;
+
+/// Runs `kernel` of [`PTX`] in the simulator (random interleaving from `seed`) and returns its
+/// buffers, or its findings.
+fn simulate(kernel: &str, launch: &sim::Launch) -> SimResult<Vec<Vec<u8>>> {
+    let simulator = sim::Simulator::new(PTX).map_err(|e| e.to_string())?;
+    let out = simulator
+        .kernel(kernel)
+        .map_err(|e| e.to_string())?
+        .launch(launch, Vec::new())
+        .map_err(|e| e.to_string())?;
+    if out.completed && out.findings.is_empty() {
+        Ok(out.buffers)
+    } else {
+        let findings: Vec<String> = out.findings.iter().map(ToString::to_string).collect();
+        Err(findings.join("\n"))
+    }
+}
+
+/// The little-endian `u32`s of a buffer.
+fn words(bytes: &[u8]) -> Vec<u32> {
+    bytes
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
+
+/// The histogram kernel's PTX in the simulator, `grid` blocks of `block` threads, the schedule
+/// drawn from `seed`.
+pub fn histogram_in_simulator(
+    input: &[u32],
+    grid: u32,
+    block: u32,
+    seed: u64,
+) -> SimResult<[u32; BINS]> {
+    let bytes = input.iter().flat_map(|v| v.to_le_bytes()).collect();
+    let mut launch = sim::Launch::new(
+        [grid, 1, 1],
+        [block, 1, 1],
+        vec![
+            sim::Arg::Buffer(bytes),
+            sim::Arg::U64(input.len() as u64),
+            sim::Arg::Buffer(vec![0; 4 * BINS]),
+        ],
+    );
+    launch.seed = seed;
+    let buffers = simulate("histogram", &launch)?;
+    let mut bins = [0; BINS];
+    bins.copy_from_slice(&words(&buffers[1]));
+    Ok(bins)
+}
+
+/// Message passing (device-scope flag) from the PTX in the simulator, two blocks of 32 threads:
+/// returns `[data, flag, result]`.
+pub fn message_passing_in_simulator(seed: u64) -> SimResult<[u32; 3]> {
+    // One buffer of three cells; the kernel gets the address of each.
+    let mut launch = sim::Launch::new(
+        [2, 1, 1],
+        [32, 1, 1],
+        vec![
+            sim::Arg::Ptr(0, 0),
+            sim::Arg::Ptr(0, 4),
+            sim::Arg::Ptr(0, 8),
+        ],
+    );
+    launch.buffers = vec![vec![0; 12]];
+    launch.seed = seed;
+    let buffers = simulate("message_passing", &launch)?;
+    let mut cells = [0; 3];
+    cells.copy_from_slice(&words(&buffers[0]));
     Ok(cells)
 }
 

@@ -26,6 +26,4 @@ fn the_ptx_has_both_kernels() {
     assert!(app::PTX.contains(".entry message_passing"));
 }
 
-// --- In the simulator --------------------------------------------------------------------------
-// SIMULATOR: once `scoped_atomics_host` has the simulator's launch (issue 11), run the same two
-// kernel bodies there too, e.g. a `histogram_in_the_simulator` test asserting the same bins.
+// The same kernels' PTX in the simulator: tests/simulator.rs.
