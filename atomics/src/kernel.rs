@@ -496,12 +496,14 @@ pub mod emulation {
     use std::sync::{Arc, Mutex};
     use std::vec::Vec;
 
+    /// The warp barriers of a block, made on first use: (warp, member mask, barrier of its lanes).
+    type WarpBarriers = Mutex<Vec<(u32, u32, Arc<Barrier<Block>>)>>;
+
     /// What the threads of one simulated block share.
     pub struct BlockContext {
         threads: u32,
         barrier: Barrier<Block>,
-        /// The warp barriers, made on first use: (warp, member mask, barrier of its lanes).
-        warps: Mutex<Vec<(u32, u32, Arc<Barrier<Block>>)>>,
+        warps: WarpBarriers,
         shared: Mutex<Vec<(&'static str, SharedArray)>>,
     }
 
