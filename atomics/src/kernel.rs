@@ -497,7 +497,12 @@ pub mod emulation {
     use std::vec::Vec;
 
     /// The warp barriers of a block, made on first use: (warp, member mask, barrier of its lanes).
+    /// Under loom the lock is loom's, so that the barrier's initialisation by the first lane
+    /// happens before the other lanes use it (the block barrier is made before its threads).
+    #[cfg(not(loom))]
     type WarpBarriers = Mutex<Vec<(u32, u32, Arc<Barrier<Block>>)>>;
+    #[cfg(loom)]
+    type WarpBarriers = loom::sync::Mutex<Vec<(u32, u32, Arc<Barrier<Block>>)>>;
 
     /// What the threads of one simulated block share.
     pub struct BlockContext {
@@ -529,7 +534,7 @@ pub mod emulation {
             Arc::new(BlockContext {
                 threads,
                 barrier: Barrier::new(threads),
-                warps: Mutex::new(Vec::new()),
+                warps: WarpBarriers::new(Vec::new()),
                 shared: Mutex::new(Vec::new()),
             })
         }
