@@ -298,9 +298,9 @@ mod api {
     /// publication without a block-wide barrier or atomics.
     ///
     /// A warp is 32 threads of consecutive linear index in the block (`x + y·X + z·X·Y`); bit
-    /// `i` of `mask` is lane `i`, and [`FULL_WARP`] is the whole warp. Unlike
-    /// [`sync_threads`], the lanes need not reach the same call site (sm_70 and later), and
-    /// lanes outside the mask do not wait. The ordering is that of a CTA-scope barrier among the
+    /// `i` of `mask` is lane `i`, and [`FULL_WARP`](crate::kernel::FULL_WARP) is the whole
+    /// warp. Unlike [`sync_threads`], the lanes need not reach the same call site (sm_70 and
+    /// later), and lanes outside the mask do not wait. The ordering is that of a CTA-scope barrier among the
     /// members: the PTX memory model knows no warp scope, so atomics that publish to other lanes
     /// still need at least [`Block`](crate::Block) scope.
     ///
