@@ -2,7 +2,8 @@
 //! — plain writes, `sync_warp(mask)`, plain reads of another lane's slot — gives the same result
 //! on host threads and in the PTX simulator (every configuration), with no race finding; the
 //! same PTX without its `bar.warp.sync` is reported as a race; the kernel's PTX holds exactly one
-//! `bar.warp.sync` behind the own-lane check; misuse panics on the host naming the mask and lane.
+//! `bar.warp.sync` behind the own-lane check; misuse panics on the host naming the mask and lane,
+//! and the simulator reports it (a fault, or a hang when a member lane never arrives).
 
 mod sim_support;
 
@@ -152,5 +153,107 @@ fn a_mask_naming_missing_lanes_panics_naming_them() {
     assert!(
         text.contains("0x00000302") && text.contains("40 threads") && text.contains("8 lanes"),
         "{text}"
+    );
+}
+
+/// A kernel whose threads each run `bar.warp.sync` with the mask in the first parameter.
+const MASK_PTX: &str = "
+.version 7.0
+.target sm_70
+.address_size 64
+
+.visible .entry warp_sync_mask(
+	.param .u32 warp_sync_mask_param_0
+)
+{
+	.reg .b32 	%r<2>;
+
+	ld.param.u32 	%r1, [warp_sync_mask_param_0];
+	bar.warp.sync 	%r1;
+	ret;
+}
+";
+
+fn run_mask(mask: u32, threads: u32) -> scoped_atomics_host::sim::Outcome {
+    scoped_atomics_host::sim::Simulator::new(MASK_PTX)
+        .unwrap()
+        .kernel("warp_sync_mask")
+        .unwrap()
+        .launch(
+            &Launch::new([1, 1, 1], [threads, 1, 1], vec![Arg::U32(mask)]),
+            Vec::new(),
+        )
+        .unwrap()
+}
+
+#[test]
+fn the_simulator_reports_bar_warp_sync_misuse() {
+    // Two masks in one warp, each naming its own half: both complete.
+    let halves = "ld.param.u32 \t%r1, [warp_sync_mask_param_0];\n\tmov.u32 \t%r1, %laneid;\n\t\
+                  setp.lt.u32 \t%p1, %r1, 16;\n\tselp.b32 \t%r1, 65535, -65536, %p1;";
+    let split = MASK_PTX
+        .replace(
+            ".reg .b32 \t%r<2>;",
+            ".reg .b32 \t%r<2>;\n\t.reg .pred \t%p<2>;",
+        )
+        .replace("ld.param.u32 \t%r1, [warp_sync_mask_param_0];", halves);
+    let out = scoped_atomics_host::sim::Simulator::new(&split)
+        .unwrap()
+        .kernel("warp_sync_mask")
+        .unwrap()
+        .launch(
+            &Launch::new([1, 1, 1], [32, 1, 1], vec![Arg::U32(0)]),
+            Vec::new(),
+        )
+        .unwrap();
+    assert!(
+        out.completed && out.findings.is_empty(),
+        "{:?}",
+        out.findings
+    );
+    // The full mask of a 32-thread block completes.
+    let out = run_mask(u32::MAX, 32);
+    assert!(
+        out.completed && out.findings.is_empty(),
+        "{:?}",
+        out.findings
+    );
+    // A mask without the thread's own lane: a fault naming mask and lane.
+    let out = run_mask(0b1, 2);
+    let f = out.findings.last().expect("a fault");
+    assert_eq!(f.kind, FindingKind::Fault, "{f}");
+    assert!(
+        f.text.contains("0x00000001") && f.text.contains("own lane 1"),
+        "{f}"
+    );
+    // A mask naming lanes the block lacks: a fault.
+    let out = run_mask(0b1111, 2);
+    let f = out.findings.last().expect("a fault");
+    assert_eq!(f.kind, FindingKind::Fault, "{f}");
+    assert!(f.text.contains("lanes that do not exist"), "{f}");
+    // A member lane that exits instead of arriving: lane 0 waits forever, a hang.
+    let early_exit = MASK_PTX
+        .replace(
+            ".reg .b32 \t%r<2>;",
+            ".reg .b32 \t%r<3>;\n\t.reg .pred \t%p<2>;",
+        )
+        .replace(
+            "bar.warp.sync",
+            "mov.u32 \t%r2, %tid.x;\n\tsetp.ne.u32 \t%p1, %r2, 0;\n\t@%p1 ret;\n\tbar.warp.sync",
+        );
+    let out = scoped_atomics_host::sim::Simulator::new(&early_exit)
+        .unwrap()
+        .kernel("warp_sync_mask")
+        .unwrap()
+        .launch(
+            &Launch::new([1, 1, 1], [2, 1, 1], vec![Arg::U32(0b11)]),
+            Vec::new(),
+        )
+        .unwrap();
+    let f = out.findings.last().expect("a hang");
+    assert_eq!(f.kind, FindingKind::Hang, "{f}");
+    assert!(
+        f.text.contains("wait at barriers that cannot complete"),
+        "{f}"
     );
 }
