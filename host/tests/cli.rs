@@ -74,6 +74,7 @@ fn new_writes_a_project_depending_on_this_checkout_and_refuses_a_non_empty_dir()
         "app/build.rs",
         "app/tests/host_threads.rs",
         "app/tests/loom.rs",
+        "app/tests/simulator.rs",
     ] {
         assert!(dir.join(file).is_file(), "{file}");
     }
