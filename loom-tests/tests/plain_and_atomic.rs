@@ -319,7 +319,8 @@ fn warp_exchange(sync: bool) -> impl Fn() + Send + Sync + 'static {
         })
         .unwrap();
         // SAFETY: the launch has joined every thread.
-        unsafe { cells.map(|c| c.free()) };
+        let values = cells.map(|c| unsafe { c.free() });
+        assert_eq!(values, [10, 11]);
     }
 }
 
