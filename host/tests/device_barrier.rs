@@ -9,9 +9,11 @@
 //!   the same place is invalidated first (`mbarrier.inval` before the second `mbarrier.init`).
 //! * Bug 5: `arrive_n` on the hardware path rejects counts above 2²⁰ − 1 (a comparison with
 //!   1048575 guards the `mbarrier.arrive`; the old code accepted up to 2³¹ − 1).
-//! * Bug 4: the hardware path knows whether an arrival completed its phase
-//!   (`mbarrier.pending_count` of the arrival's state), so `wait` on such a token returns at once
-//!   instead of asking `mbarrier.test_wait` about a phase it may no longer know.
+//! * Bug 4: the hardware path knows whether the phase of an arrival's token has completed
+//!   (`mbarrier.test_wait` on the fresh token), so `wait` on such a token returns at once instead
+//!   of asking `mbarrier.test_wait` about a phase it may no longer know.
+//! * Issue 14: `mbarrier.pending_count` only on states of `.noComplete` arrivals (the PTX ISA's
+//!   condition; the fix of bug 4 had applied it to a plain `mbarrier.arrive`'s state).
 
 mod scratch;
 
@@ -253,17 +255,108 @@ fn hardware_arrive_n_rejects_counts_above_the_hardware_limit() {
     }
 }
 
+/// Every function of the barrier kernels at `target`, with its instructions.
+fn barrier_functions(target: Target) -> Option<Vec<(String, Vec<ptx::Instr>)>> {
+    let kernels = build("barrier-device-path", GENERIC, target)?;
+    Some(
+        kernels
+            .iter()
+            .map(|k| {
+                let body = instrs(k)
+                    .into_iter()
+                    .filter_map(|item| match item {
+                        Item::Instr(i) => Some(i),
+                        Item::Label(_) => None,
+                    })
+                    .collect();
+                (k.name.clone(), body)
+            })
+            .collect(),
+    )
+}
+
+/// The `n`th operand of `i`, trimmed.
+fn operand(i: &ptx::Instr, n: usize) -> String {
+    i.operands
+        .split(',')
+        .nth(n)
+        .unwrap_or_default()
+        .trim()
+        .to_string()
+}
+
+/// Issue 14, bug fix: `mbarrier.pending_count` is defined only on a state produced by
+/// `mbarrier.arrive.noComplete` or `mbarrier.arrive_drop.noComplete` (PTX ISA, `mbarrier.pending_count`).
+/// The old hardware path applied it to the state of a plain `mbarrier.arrive`, to learn whether
+/// that arrival completed its phase. Every `pending_count` in the barrier kernels must read a
+/// register written by a `.noComplete` arrival.
 #[test]
-fn hardware_arrivals_record_whether_they_completed_the_phase() {
+fn pending_count_reads_only_states_of_no_complete_arrivals() {
+    let mut failures = Vec::new();
     for target in HARDWARE_TARGETS {
-        let Some(kernels) = build("barrier-device-path", GENERIC, target) else {
+        let Some(functions) = barrier_functions(target) else {
             return;
         };
-        let body = scratch::mnemonics(scratch::kernel(&kernels, "arrive_n_block"));
-        assert!(
-            body.iter().any(|m| m.starts_with("mbarrier.pending_count")),
-            "{target}: no mbarrier.pending_count after the arrival: {body:?}"
-        );
+        for (name, body) in &functions {
+            let no_complete: Vec<String> = body
+                .iter()
+                .filter(|i| {
+                    i.mnemonic.starts_with("mbarrier.arrive") && i.mnemonic.contains(".noComplete")
+                })
+                .map(|i| operand(i, 0))
+                .collect();
+            for i in body
+                .iter()
+                .filter(|i| i.mnemonic.starts_with("mbarrier.pending_count"))
+            {
+                if !no_complete.contains(&operand(i, 1)) {
+                    failures.push(format!(
+                        "{target} {name}: `{i}` reads a state no .noComplete arrival produced"
+                    ));
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Bug 4 of issue 10, kept with the fix of issue 14: the hardware path learns whether the phase of
+/// an arrival's token has completed right after the arrival, with `mbarrier.test_wait` on the fresh
+/// token (valid then: the token is of the current phase or, if this arrival or another completed
+/// it meanwhile, of the one just before), so `wait` on that token later returns at once instead of
+/// asking `mbarrier.test_wait` about a phase it may no longer know.
+#[test]
+fn hardware_arrivals_test_their_fresh_token() {
+    for target in HARDWARE_TARGETS {
+        let Some(functions) = barrier_functions(target) else {
+            return;
+        };
+        let (_, body) = functions
+            .iter()
+            .find(|(name, _)| name == "arrive_n_block")
+            .expect("arrive_n_block");
+        let arrivals: Vec<usize> = (0..body.len())
+            .filter(|&at| {
+                body[at].mnemonic.starts_with("mbarrier.arrive.")
+                    && !body[at].mnemonic.contains(".noComplete")
+            })
+            .collect();
+        assert!(!arrivals.is_empty(), "{target}: no mbarrier.arrive");
+        for at in arrivals {
+            let token = operand(&body[at], 0);
+            // The next mbarrier instruction after the arrival tests its token.
+            let next = body[at + 1..]
+                .iter()
+                .find(|i| i.mnemonic.starts_with("mbarrier."));
+            assert!(
+                next.is_some_and(
+                    |i| i.mnemonic.starts_with("mbarrier.test_wait") && operand(i, 2) == token
+                ),
+                "{target}: `{}` is not followed by mbarrier.test_wait on its token {token}: next {}",
+                body[at],
+                next.map_or("none".to_string(), |i| i.to_string())
+            );
+        }
     }
 }
 

@@ -170,7 +170,8 @@ unsafe impl<S: Scope, F: Send> Sync for Barrier<S, F> {}
 pub struct ArrivalToken {
     /// The phase (generic barrier), or the `mbarrier` state token (hardware barrier).
     token: u64,
-    /// Whether this arrival was the last of its phase (so the phase has ended already).
+    /// Whether the phase had ended when the arrival returned: this arrival was its last (generic
+    /// barrier), or `mbarrier.test_wait` on the fresh token said so (hardware barrier).
     completed: bool,
 }
 

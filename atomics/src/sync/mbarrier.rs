@@ -4,9 +4,9 @@
 //! in block-shared memory on sm_80+ keeps an `mbarrier` object in its state word (8 bytes,
 //! 8-aligned) and marks its expected count with `MBARRIER` (bit 31). Its operations are then one
 //! instruction each: `mbarrier.arrive` (release at CTA scope), `mbarrier.test_wait` (acquire at
-//! CTA scope), `mbarrier.arrive_drop`; the token is the `mbarrier` state, with whether the
-//! arrival completed its phase (`mbarrier.pending_count`), and `Barrier::invalidate_in_place` is
-//! `mbarrier.inval`. Between `mbarrier.init` and `mbarrier.inval` nothing else touches the
+//! CTA scope), `mbarrier.arrive_drop`; the token is the `mbarrier` state, with whether its
+//! phase had completed right after the arrival (`mbarrier.test_wait` on the fresh token, see
+//! [`arrive_n`]), and `Barrier::invalidate_in_place` is `mbarrier.inval`. Between `mbarrier.init` and `mbarrier.inval` nothing else touches the
 //! object. Everything else (other scopes, global memory, sm_70, the host) uses the generic
 //! barrier.
 //!
@@ -67,16 +67,30 @@ pub(super) unsafe fn arrive(object: *const u64) -> u64 {
 
 /// `n` arrivals (`1 <= n <= MAX`): one `mbarrier.arrive` with a count on sm_90; on sm_80 an
 /// `mbarrier.arrive.noComplete` of `n - 1` and one `mbarrier.arrive`. Returns the state token
-/// of the last `mbarrier.arrive` and whether these arrivals completed the phase: the token holds
-/// the state *before* the arrive-on operation, so its pending count (`mbarrier.pending_count`)
-/// equals the count of that arrive exactly when it was the phase's last.
+/// of the last `mbarrier.arrive` and whether the token's phase had completed right after it.
+///
+/// # Whether the phase completed
+/// The token is recorded with whether its phase is over, so that a later `wait` on it returns at
+/// once however many phases have passed (the contract of `Barrier::wait`). That is learnt with
+/// `mbarrier.test_wait` on the fresh token, right after the arrival. The PTX ISA allows a
+/// `test_wait` on a state of the current phase or of the one just before it; here:
+/// * if no arrival completed the token's phase yet, it is the current phase: `false`;
+/// * if this arrival (or another one since) completed it, the barrier is in the next phase, and
+///   the token is of the phase just before: `true`;
+/// * the barrier cannot be two phases further on: the next phase needs this thread's arrival
+///   too (a thread arrives for the next phase only after it saw the current one end).
+///
+/// `true` therefore means exactly "the phase is over", and the `test_wait` that saw it is an
+/// acquire (at CTA scope) of the phase's arrivals, as the `wait` it stands for would be. (The
+/// arrival's own state cannot tell: `mbarrier.pending_count` is defined only on the state of an
+/// `mbarrier.arrive.noComplete`, which cannot complete a phase.)
 ///
 /// # Safety
 /// As for [`arrive`], and `1 <= n <= MAX` (the hardware's range of an arrival count).
 #[inline(always)]
 pub(super) unsafe fn arrive_n(object: *const u64, n: u32) -> (u64, bool) {
     #[cfg(target_feature = "sm_90")]
-    {
+    let token = {
         let token: u64;
         // SAFETY: the caller's contract.
         unsafe {
@@ -85,10 +99,10 @@ pub(super) unsafe fn arrive_n(object: *const u64, n: u32) -> (u64, bool) {
                 t = out(reg64) token, o = in(reg64) object, n = in(reg32) n, options(nostack)
             )
         };
-        (token, pending_count(token) == n)
-    }
+        token
+    };
     #[cfg(not(target_feature = "sm_90"))]
-    {
+    let token = {
         // sm_80 has a count only on `mbarrier.arrive.noComplete`, which must not complete the
         // phase: `n - 1` arrivals with it, then the last one with a plain `mbarrier.arrive`
         // (as libcu++ does). In a correct program `n` is at most the arrivals still missing,
@@ -106,23 +120,11 @@ pub(super) unsafe fn arrive_n(object: *const u64, n: u32) -> (u64, bool) {
             };
         }
         // SAFETY: the caller's contract.
-        let token = unsafe { arrive(object) };
-        (token, pending_count(token) == 1)
-    }
-}
-
-/// `mbarrier.pending_count`: the arrivals that were still missing in the state `token`.
-#[inline(always)]
-fn pending_count(token: u64) -> u32 {
-    let count: u32;
-    // SAFETY: decodes a state token held in registers; touches no memory.
-    unsafe {
-        asm!(
-            "mbarrier.pending_count.b64 {c}, {t};",
-            c = out(reg32) count, t = in(reg64) token, options(pure, nomem, nostack)
-        )
+        unsafe { arrive(object) }
     };
-    count
+    // SAFETY: the caller's contract; the token is of the current phase or the one just before
+    // (see "Whether the phase completed").
+    (token, unsafe { test_wait(object, token) })
 }
 
 /// `mbarrier.inval`: ends the life of the `mbarrier` object at `object`; its memory may then be

@@ -120,8 +120,9 @@
 //!   `Debug`). Before the memory is initialised again or reused,
 //!   [`Barrier::invalidate_in_place`] ends its life.
 //! * **Tokens.** `wait` takes a token of the current or the preceding phase, or one whose arrival
-//!   completed its phase (recorded in the token: `mbarrier.pending_count` of the arrival's
-//!   state on the hardware path); `mbarrier.test_wait` knows no older phase. The generic barrier
+//!   completed its phase (recorded in the token: on the hardware path, an `mbarrier.test_wait`
+//!   on the fresh token right after the arrival, when it is still of the current or the
+//!   preceding phase); `mbarrier.test_wait` knows no older phase. The generic barrier
 //!   reports an older token; on the hardware one it is undefined.
 //! * **Counts.** An expected count and an `arrive_n` are at most 2²⁰ − 1 on the hardware path
 //!   (2³¹ − 1 on the generic one); beyond, `init_in_place` and `arrive_n` panic (trap).
