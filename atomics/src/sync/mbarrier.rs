@@ -172,3 +172,147 @@ pub(super) unsafe fn test_wait(object: *const u64, token: u64) -> bool {
     };
     done != 0
 }
+
+/// `mbarrier.test_wait.parity` (acquire at CTA scope; PTX ISA 7.1): whether the phase of parity
+/// `odd` — the current phase or the one just before it — has completed; that is, whether the
+/// current phase's parity differs from `odd`.
+///
+/// # Safety
+/// As for [`arrive`].
+#[cfg(any(target_feature = "ptx71", target_feature = "sm_90"))]
+#[inline(always)]
+pub(super) unsafe fn test_wait_parity(object: *const u64, odd: bool) -> bool {
+    let done: u32;
+    // SAFETY: the caller's contract.
+    unsafe {
+        asm!(
+            "{{ .reg .pred %d; mbarrier.test_wait.parity.b64 %d, [{o}], {p}; selp.u32 {r}, 1, 0, %d; }}",
+            o = in(reg64) object,
+            p = in(reg32) u32::from(odd),
+            r = out(reg32) done,
+            options(nostack),
+        )
+    };
+    done != 0
+}
+
+/// What a wait waits for: the phase of a state token, or the phase of a parity.
+#[derive(Clone, Copy)]
+pub(super) enum Phase {
+    /// The phase of an `mbarrier` state token (current or preceding).
+    Token(u64),
+    /// The current or preceding phase whose parity is odd (`true`) or even (`false`); the
+    /// `.parity` forms need PTX ISA 7.1 (sm_90 implies 7.8).
+    #[cfg(any(target_feature = "ptx71", target_feature = "sm_90"))]
+    Parity(bool),
+}
+
+/// `mbarrier.test_wait` or `mbarrier.test_wait.parity`: whether `phase` has completed, without
+/// waiting.
+///
+/// # Safety
+/// As for [`arrive`], and a token of `phase` is of the current or the preceding phase.
+#[inline(always)]
+pub(super) unsafe fn test(object: *const u64, phase: Phase) -> bool {
+    // SAFETY: the caller's contract.
+    unsafe {
+        match phase {
+            Phase::Token(token) => test_wait(object, token),
+            #[cfg(any(target_feature = "ptx71", target_feature = "sm_90"))]
+            Phase::Parity(odd) => test_wait_parity(object, odd),
+        }
+    }
+}
+
+/// `mbarrier.try_wait` / `mbarrier.try_wait.parity` (sm_90, acquire at CTA scope): whether
+/// `phase` has completed, after the hardware suspended the thread for at most about `hint_ns`
+/// nanoseconds (`suspendTimeHint`) waiting for it — or, with `None`, for a system-dependent time.
+///
+/// # Safety
+/// As for [`test`].
+#[cfg(target_feature = "sm_90")]
+#[inline(always)]
+pub(super) unsafe fn try_wait(object: *const u64, phase: Phase, hint_ns: Option<u32>) -> bool {
+    let done: u32;
+    // SAFETY: the caller's contract.
+    unsafe {
+        match (phase, hint_ns) {
+            (Phase::Token(token), None) => asm!(
+                "{{ .reg .pred %d; mbarrier.try_wait.b64 %d, [{o}], {t}; selp.u32 {r}, 1, 0, %d; }}",
+                o = in(reg64) object, t = in(reg64) token, r = out(reg32) done, options(nostack),
+            ),
+            (Phase::Token(token), Some(hint)) => asm!(
+                "{{ .reg .pred %d; mbarrier.try_wait.b64 %d, [{o}], {t}, {h}; selp.u32 {r}, 1, 0, %d; }}",
+                o = in(reg64) object, t = in(reg64) token, h = in(reg32) hint, r = out(reg32) done,
+                options(nostack),
+            ),
+            (Phase::Parity(odd), None) => asm!(
+                "{{ .reg .pred %d; mbarrier.try_wait.parity.b64 %d, [{o}], {p}; selp.u32 {r}, 1, 0, %d; }}",
+                o = in(reg64) object, p = in(reg32) u32::from(odd), r = out(reg32) done,
+                options(nostack),
+            ),
+            (Phase::Parity(odd), Some(hint)) => asm!(
+                "{{ .reg .pred %d; mbarrier.try_wait.parity.b64 %d, [{o}], {p}, {h}; selp.u32 {r}, 1, 0, %d; }}",
+                o = in(reg64) object, p = in(reg32) u32::from(odd), h = in(reg32) hint,
+                r = out(reg32) done, options(nostack),
+            ),
+        }
+    };
+    done != 0
+}
+
+/// Whether `phase` has completed, waiting a little if the hardware can do so itself: one
+/// `mbarrier.try_wait` on sm_90 (as libcu++'s `try_wait`), one `mbarrier.test_wait` on sm_80.
+///
+/// # Safety
+/// As for [`test`].
+#[inline(always)]
+pub(super) unsafe fn try_once(object: *const u64, phase: Phase) -> bool {
+    // SAFETY: the caller's contract.
+    unsafe {
+        #[cfg(target_feature = "sm_90")]
+        return try_wait(object, phase, None);
+        #[cfg(not(target_feature = "sm_90"))]
+        return test(object, phase);
+    }
+}
+
+/// Waits at most about `timeout` for `phase` to complete; `true` if it did. On sm_90, repeated
+/// `mbarrier.try_wait` with the time left as `suspendTimeHint` (the hardware suspends the thread
+/// until the phase completes or the hint expires; as libcu++ does); on sm_80, `mbarrier.test_wait`
+/// polled with the back-off of every device wait, against `%globaltimer`.
+///
+/// # Safety
+/// As for [`test`].
+#[inline(always)]
+pub(super) unsafe fn wait_for(
+    object: *const u64,
+    phase: Phase,
+    timeout: core::time::Duration,
+) -> bool {
+    #[cfg(target_feature = "sm_90")]
+    {
+        use super::wait::global_timer;
+        let ns = u64::try_from(timeout.as_nanos()).unwrap_or(u64::MAX);
+        let start = global_timer();
+        let end = start.saturating_add(ns);
+        let mut now = start;
+        loop {
+            let hint = (end - now).min(u32::MAX as u64) as u32;
+            // SAFETY: the caller's contract.
+            if unsafe { try_wait(object, phase, Some(hint)) } {
+                return true;
+            }
+            now = global_timer();
+            if now >= end {
+                return false;
+            }
+        }
+    }
+    #[cfg(not(target_feature = "sm_90"))]
+    {
+        let key = object as usize;
+        // SAFETY: the caller's contract.
+        super::wait::Deadline::after(timeout).wait_until(key, || unsafe { test(object, phase) })
+    }
+}

@@ -128,9 +128,10 @@
 //!   (2³¹ − 1 on the generic one); beyond, `init_in_place` and `arrive_n` panic (trap).
 
 mod barrier;
+mod barrier_wait;
 mod latch;
 mod mbarrier;
-mod message;
+pub(crate) mod message;
 #[cfg(all(test, feature = "std", not(loom)))]
 mod remote_wake_tests;
 mod semaphore;

@@ -63,9 +63,9 @@ mod backend {
         let _ = ns;
     }
 
-    /// The global nanosecond timer (`%globaltimer`).
+    /// The global nanosecond timer (`%globaltimer`); also the clock of `time::Instant`.
     #[inline(always)]
-    fn global_timer() -> u64 {
+    pub(crate) fn global_timer() -> u64 {
         let t: u64;
         // SAFETY: reads a special register; no memory is touched. Not `pure`: every read is a new
         // time.
@@ -452,4 +452,6 @@ mod backend {
     }
 }
 
+#[cfg(target_arch = "nvptx64")]
+pub(crate) use backend::global_timer;
 pub(crate) use backend::{Deadline, wait_until, wake_all};
