@@ -157,7 +157,10 @@ impl<F: FnMut()> BarrierCompletion for F {
 // from thread to thread.
 unsafe impl<S: Scope, F: Send> Sync for Barrier<S, F> {}
 
-/// The phase a thread arrived in, for [`Barrier::wait`]; `cuda::barrier::arrival_token`.
+/// The phase a thread arrived in, for [`Barrier::wait`] and [`Barrier::try_wait`] (and its timed
+/// forms); `cuda::barrier::arrival_token`. It has no parity accessor: on the hardware barrier it
+/// is the `mbarrier` state, whose encoding the PTX ISA leaves unspecified (see
+/// [`Barrier::wait_parity`] for waiting by parity).
 ///
 /// ```
 /// use scoped_atomics::{Barrier, Block};

@@ -6,7 +6,10 @@
 //! instruction each: `mbarrier.arrive` (release at CTA scope), `mbarrier.test_wait` (acquire at
 //! CTA scope), `mbarrier.arrive_drop`; the token is the `mbarrier` state, with whether its
 //! phase had completed right after the arrival (`mbarrier.test_wait` on the fresh token, see
-//! [`arrive_n`]), and `Barrier::invalidate_in_place` is `mbarrier.inval`. Between `mbarrier.init` and `mbarrier.inval` nothing else touches the
+//! [`arrive_n`]), and `Barrier::invalidate_in_place` is `mbarrier.inval`. The waits that give up
+//! (`try_wait`, the timed and the parity waits; `barrier_wait.rs`) are `mbarrier.test_wait`
+//! (`.parity`) on sm_80 and `mbarrier.try_wait` (`.parity`, with a `suspendTimeHint` for the timed
+//! forms) on sm_90. Between `mbarrier.init` and `mbarrier.inval` nothing else touches the
 //! object. Everything else (other scopes, global memory, sm_70, the host) uses the generic
 //! barrier.
 //!
