@@ -105,9 +105,14 @@ mod imp {
         core::time::Duration::from_nanos(later.saturating_sub(earlier))
     }
 
+    /// In 64-bit arithmetic (`as_nanos` is a `u128`: multi-word adds on the device).
     #[inline(always)]
     pub(super) fn add(at: Clock, d: core::time::Duration) -> Option<Clock> {
-        at.checked_add(u64::try_from(d.as_nanos()).ok()?)
+        let ns = d
+            .as_secs()
+            .checked_mul(1_000_000_000)?
+            .checked_add(u64::from(d.subsec_nanos()))?;
+        at.checked_add(ns)
     }
 }
 

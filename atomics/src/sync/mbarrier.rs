@@ -296,7 +296,11 @@ pub(super) unsafe fn wait_for(
     #[cfg(target_feature = "sm_90")]
     {
         use super::wait::global_timer;
-        let ns = u64::try_from(timeout.as_nanos()).unwrap_or(u64::MAX);
+        // Saturating, in 64-bit arithmetic (`as_nanos` is a `u128`: multi-word adds).
+        let ns = timeout
+            .as_secs()
+            .saturating_mul(1_000_000_000)
+            .saturating_add(u64::from(timeout.subsec_nanos()));
         let start = global_timer();
         let end = start.saturating_add(ns);
         let mut now = start;

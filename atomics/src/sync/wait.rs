@@ -130,7 +130,12 @@ mod backend {
     impl Deadline {
         #[inline]
         pub(crate) fn after(timeout: Duration) -> Self {
-            let ns = u64::try_from(timeout.as_nanos()).unwrap_or(u64::MAX);
+            // Saturating, in 64-bit arithmetic: `as_nanos` is a `u128`, whose multi-word adds
+            // (`add.cc`/`addc.cc`) a timeout computed at run time (`*_until`) would cost.
+            let ns = timeout
+                .as_secs()
+                .saturating_mul(1_000_000_000)
+                .saturating_add(u64::from(timeout.subsec_nanos()));
             Self {
                 end: global_timer().saturating_add(ns),
             }
