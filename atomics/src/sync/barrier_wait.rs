@@ -73,6 +73,7 @@ impl<S: Scope, F: BarrierCompletion> Barrier<S, F> {
     /// let _ = barrier.arrive();
     /// assert!(barrier.try_wait(token));
     /// ```
+    #[must_use = "the phase may not have ended: check the result"]
     #[inline]
     #[track_caller]
     pub fn try_wait(&self, token: impl Borrow<ArrivalToken>) -> bool {
@@ -114,6 +115,7 @@ impl<S: Scope, F: BarrierCompletion> Barrier<S, F> {
     ///     assert!(barrier.try_wait_for(token, Duration::from_secs(60)));
     /// });
     /// ```
+    #[must_use = "the phase may not have ended: check the result"]
     #[inline]
     #[track_caller]
     pub fn try_wait_for(&self, token: impl Borrow<ArrivalToken>, timeout: Duration) -> bool {
@@ -156,6 +158,7 @@ impl<S: Scope, F: BarrierCompletion> Barrier<S, F> {
     /// let _ = barrier.arrive();
     /// assert!(barrier.try_wait_until(&token, Instant::now())); // ended: no need to wait
     /// ```
+    #[must_use = "the phase may not have ended: check the result"]
     #[inline]
     #[track_caller]
     pub fn try_wait_until(
@@ -180,6 +183,7 @@ impl<S: Scope, F: BarrierCompletion> Barrier<S, F> {
     /// assert!(barrier.try_wait_parity(false));
     /// assert!(!barrier.try_wait_parity(true)); // phase 1 (odd) is under way
     /// ```
+    #[must_use = "the phase may not have ended: check the result"]
     #[inline]
     pub fn try_wait_parity(&self, parity: bool) -> bool {
         super::debug_assert_not_local(self);
@@ -251,6 +255,7 @@ impl<S: Scope, F: BarrierCompletion> Barrier<S, F> {
     /// let _ = barrier.arrive();
     /// assert!(barrier.try_wait_parity_for(false, Duration::from_micros(20)));
     /// ```
+    #[must_use = "the phase may not have ended: check the result"]
     #[inline]
     pub fn try_wait_parity_for(&self, parity: bool, timeout: Duration) -> bool {
         super::debug_assert_not_local(self);
@@ -278,6 +283,7 @@ impl<S: Scope, F: BarrierCompletion> Barrier<S, F> {
     /// assert!(barrier.try_wait_parity_until(false, Instant::now()));
     /// assert!(!barrier.try_wait_parity_until(true, Instant::now()));
     /// ```
+    #[must_use = "the phase may not have ended: check the result"]
     #[inline]
     pub fn try_wait_parity_until(&self, parity: bool, deadline: impl Deadline) -> bool {
         self.try_wait_parity_for(parity, deadline.time_left())
