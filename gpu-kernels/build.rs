@@ -204,7 +204,30 @@ fn sync_kernels(out: &mut String) {
          let token = barrier.arrive();\n    \
          barrier.wait(token);\n}\n\n",
     );
-    const OPERATIONS: [(&str, &str, &str); 7] = [
+    // Issue 14: the hardware forms of the non-blocking, timed and parity waits (the parity forms
+    // need PTX ISA 7.1 on sm_80).
+    out.push_str(
+        "#[unsafe(no_mangle)]\npub unsafe extern \"ptx-kernel\" fn sync_barrier_shared_timed_block() {\n    \
+         use core::time::Duration;\n    \
+         use scoped_atomics::kernel::{block_dim, sync_threads, thread_idx};\n    \
+         let place = scoped_atomics::block_shared!(TIMED: [scoped_atomics::Barrier<Block>; 1]).cast::<scoped_atomics::Barrier<Block>>();\n    \
+         if thread_idx().x == 0 {\n        \
+         // SAFETY: shared memory of the block, used only after the `sync_threads` below.\n        \
+         unsafe { scoped_atomics::Barrier::init_in_place(place, block_dim().x) };\n    }\n    \
+         sync_threads();\n    \
+         // SAFETY: initialised above, before the block-wide barrier.\n    \
+         let barrier = unsafe { &*place };\n    \
+         let token = barrier.arrive();\n    \
+         if !barrier.try_wait(&token)\n        \
+         && !barrier.try_wait_for(&token, Duration::from_micros(10))\n        \
+         && !barrier.try_wait_until(&token, scoped_atomics::time::Instant::now() + Duration::from_micros(10))\n    {\n        \
+         barrier.wait(token);\n    }\n    \
+         let _ = barrier.arrive();\n    \
+         #[cfg(any(target_feature = \"ptx71\", target_feature = \"sm_90\"))]\n    \
+         if !barrier.try_wait_parity(true) && !barrier.try_wait_parity_for(true, Duration::from_micros(10)) {\n        \
+         barrier.wait_parity(true);\n    }\n}\n\n",
+    );
+    const OPERATIONS: [(&str, &str, &str); 15] = [
         ("barrier_arrive_wait", "Barrier<{S}>", "b.arrive_and_wait()"),
         ("barrier_arrive_drop", "Barrier<{S}>", "b.arrive_and_drop()"),
         ("latch_arrive_wait", "Latch<{S}>", "b.arrive_and_wait(1)"),
@@ -228,6 +251,47 @@ fn sync_kernels(out: &mut String) {
             "Atomic<u32, {S}>",
             "{ b.store(1, Ordering::Release); b.notify_all() }",
         ),
+        // Issue 14: the non-blocking, timed and parity waits.
+        (
+            "barrier_try_wait",
+            "Barrier<{S}>",
+            "{ let t = b.arrive(); while !b.try_wait(&t) {} }",
+        ),
+        (
+            "barrier_try_wait_for",
+            "Barrier<{S}>",
+            "{ let t = b.arrive(); if !b.try_wait_for(&t, core::time::Duration::from_micros(10)) { b.wait(t) } }",
+        ),
+        (
+            "barrier_wait_parity",
+            "Barrier<{S}>",
+            "b.wait_parity(false)",
+        ),
+        (
+            "barrier_try_wait_parity_for",
+            "Barrier<{S}>",
+            "let _ = b.try_wait_parity_for(true, core::time::Duration::from_micros(10))",
+        ),
+        (
+            "semaphore_try_acquire_until",
+            "CountingSemaphore<{S}, 4>",
+            "if b.try_acquire_until(scoped_atomics::time::Instant::now() + core::time::Duration::from_micros(10)) { b.release(1) }",
+        ),
+        (
+            "atomic_wait_for",
+            "Atomic<u32, {S}>",
+            "let _ = b.wait_for(0, Ordering::Acquire, core::time::Duration::from_micros(10))",
+        ),
+        (
+            "atomic_wait_until",
+            "Atomic<u32, {S}>",
+            "let _ = b.wait_until(0, Ordering::Acquire, scoped_atomics::time::Instant::now() + core::time::Duration::from_micros(10))",
+        ),
+        (
+            "flag_wait_for",
+            "AtomicFlag<{S}>",
+            "let _ = b.wait_for(false, Ordering::Acquire, core::time::Duration::from_micros(10))",
+        ),
     ];
     for (scope_name, scope_type) in SCOPES {
         if matches!(scope_name, "thread" | "cluster") {
@@ -235,6 +299,13 @@ fn sync_kernels(out: &mut String) {
         }
         for (operation, primitive, body) in OPERATIONS {
             let primitive = primitive.replace("{S}", scope_type);
+            // A block barrier's parity waits need PTX ISA 7.1 on sm_80 (a compile-time error at
+            // the default 7.0, where the barrier may be the hardware `mbarrier`).
+            if scope_name == "block" && operation.contains("parity") {
+                out.push_str(
+                    "#[cfg(any(not(target_feature = \"sm_80\"), target_feature = \"ptx71\", target_feature = \"sm_90\"))]\n",
+                );
+            }
             writeln!(
                 out,
                 "#[unsafe(no_mangle)]\npub unsafe extern \"ptx-kernel\" fn sync_{operation}_{scope_name}(b: *const scoped_atomics::{primitive}) {{\n    \

@@ -315,6 +315,58 @@ impl<'a, T: AtomicPrimitive, S: Scope> AtomicReadRef<'a, T, S> {
         }
     }
 
+    /// Waits at most about `timeout` until the value differs from `old`; `true` if it did:
+    /// [`Atomic::wait_for`]. A view of a `&T` never changes: it returns `false` once the time is
+    /// up, unless the value differs from `old` to begin with.
+    ///
+    /// # Panics
+    /// If `order` is `Release` or `AcqRel`, with `core`'s message.
+    ///
+    /// ```
+    /// use scoped_atomics::{Atomic, AtomicReadRef, Block, Ordering};
+    /// use std::time::Duration;
+    /// let a = Atomic::<u32, Block>::new(1);
+    /// let view = AtomicReadRef::from(&a);
+    /// assert!(!view.wait_for(1, Ordering::Acquire, Duration::from_micros(10)));
+    /// assert!(view.wait_for(0, Ordering::Acquire, Duration::ZERO));
+    /// ```
+    #[inline]
+    #[track_caller]
+    pub fn wait_for(&self, old: T, order: Ordering, timeout: core::time::Duration) -> bool {
+        match self.source {
+            Source::Atomic(atomic) => atomic.wait_for(old, order, timeout),
+            Source::Frozen(value) => {
+                crate::ordering::check_load(order);
+                crate::sync::wait::Deadline::after(timeout)
+                    .wait_until(crate::sync::wait::key(value), || !value.same_bits(old))
+            }
+        }
+    }
+
+    /// Waits until `deadline` at the latest for the value to differ from `old`; `true` if it
+    /// did: [`Atomic::wait_until`], see [`crate::time`].
+    ///
+    /// # Panics
+    /// If `order` is `Release` or `AcqRel`, with `core`'s message.
+    ///
+    /// ```
+    /// use scoped_atomics::{AtomicReadRef, Device, Ordering, time::Instant};
+    /// let value = 3u32;
+    /// let view = AtomicReadRef::<u32, Device>::new(&value);
+    /// assert!(!view.wait_until(3, Ordering::Acquire, Instant::now())); // cannot change
+    /// assert!(view.wait_until(4, Ordering::Acquire, Instant::now()));
+    /// ```
+    #[inline]
+    #[track_caller]
+    pub fn wait_until(
+        &self,
+        old: T,
+        order: Ordering,
+        deadline: impl crate::time::Deadline,
+    ) -> bool {
+        self.wait_for(old, order, deadline.time_left())
+    }
+
     /// The same location viewed with scope `S2`.
     ///
     /// ```

@@ -132,6 +132,51 @@ impl<S: Scope> AtomicFlag<S> {
         self.state.wait(u32::from(old), order)
     }
 
+    /// Waits at most about `timeout` until the flag is no longer `old`; `true` if it changed,
+    /// `false` if the time ran out first: see [`Atomic::wait_for`].
+    ///
+    /// # Panics
+    /// If `order` is `Release` or `AcqRel`, with `core`'s message for a load.
+    ///
+    /// ```
+    /// use scoped_atomics::{AtomicFlag, Block, Ordering};
+    /// use std::time::Duration;
+    /// let flag = AtomicFlag::<Block>::new();
+    /// assert!(!flag.wait_for(false, Ordering::Acquire, Duration::from_micros(20)));
+    /// flag.test_and_set(Ordering::Release);
+    /// assert!(flag.wait_for(false, Ordering::Acquire, Duration::from_micros(20)));
+    /// ```
+    #[inline]
+    #[track_caller]
+    pub fn wait_for(&self, old: bool, order: Ordering, timeout: core::time::Duration) -> bool {
+        self.state.wait_for(u32::from(old), order, timeout)
+    }
+
+    /// Waits until `deadline` at the latest for the flag to be no longer `old`; `true` if it
+    /// changed: see [`Atomic::wait_until`] and [`crate::time`].
+    ///
+    /// # Panics
+    /// If `order` is `Release` or `AcqRel`, with `core`'s message for a load.
+    ///
+    /// ```
+    /// use scoped_atomics::{AtomicFlag, Device, Ordering, time::Instant};
+    /// use std::time::Duration;
+    /// let flag = AtomicFlag::<Device>::new();
+    /// flag.test_and_set(Ordering::Relaxed);
+    /// assert!(flag.wait_until(false, Ordering::Acquire, Instant::now() + Duration::from_millis(1)));
+    /// assert!(!flag.wait_until(true, Ordering::Acquire, Instant::now()));
+    /// ```
+    #[inline]
+    #[track_caller]
+    pub fn wait_until(
+        &self,
+        old: bool,
+        order: Ordering,
+        deadline: impl crate::time::Deadline,
+    ) -> bool {
+        self.state.wait_until(u32::from(old), order, deadline)
+    }
+
     /// Wakes at least one thread blocked in [`wait`](Self::wait): see [`Atomic::notify_one`].
     ///
     /// ```

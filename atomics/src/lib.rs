@@ -140,6 +140,7 @@ mod primitive;
 mod scope;
 mod scoped;
 pub mod sync;
+pub mod time;
 
 pub use atomic::Atomic;
 pub use atomic_ref::{AtomicReadRef, AtomicRef};

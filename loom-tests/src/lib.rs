@@ -34,6 +34,7 @@
 //! | `tests/limits.rs` | one test per limit listed below |
 //! | `tests/sanity.rs` | the first smoke tests of the mirror |
 //! | `tests/primitives.rs` | `Barrier`, `Latch`, `BinarySemaphore` and `wait`/`notify` with 2 threads: phases, completion once per phase, exclusion, happens-before; a block barrier used across blocks is a scope race |
+//! | `tests/timed_waits.rs` | the timed, non-blocking and parity waits (`Barrier::try_wait*`, `wait_parity`, `try_acquire_until`, `Atomic::wait_for`/`wait_until`) with 2 threads: a success orders the data, both a success and a timeout are explored; a block barrier's parity wait across blocks is a scope race |
 //! | `tests/kernels.rs` | the example kernels of `gpu-kernels` on tiny grids through the `scoped-atomics-host` executor's loom launch (the topology comes from the launch); the block-scope twin of message passing is a scope race |
 //! | `tests/mirror_regressions.rs` | bugs of the mirror found by this suite, fixed: each must stay fixed |
 //! | `tests/plain_and_atomic.rs` | one location, plain and atomic (`scoped_atomics::plain` next to `AtomicRef` views): CoRR, CoWR, CoRW and CoWW with one plain access, ordered (exact outcome sets) and racy (reported, naming both operations and threads); kernel shapes — plain init → `sync_threads` / grid `Barrier` / release-acquire → atomic use, plain read of the result — each next to its racy twin; the `count_above` kernel |

@@ -492,6 +492,67 @@ impl<T: AtomicPrimitive, S: Scope> Atomic<T, S> {
         });
     }
 
+    /// Waits at most about `timeout` until the value differs from `old`; `true` if it did (then
+    /// as [`wait`](Self::wait) returning), `false` if the time ran out first (libcu++'s
+    /// `cuda::atomic::wait_for`, C++26's timed waits). Loads with `order` at least once, so a
+    /// value that already differs returns `true` even with a zero timeout.
+    ///
+    /// The clock is that of the backend (see [`crate::time`]): `%globaltimer` on the device,
+    /// `std::time::Instant` on the host with `std`, counted spin-loop hints without `std`; under
+    /// loom, a check, one yield and a second check.
+    ///
+    /// # Panics
+    /// If `order` is `Release` or `AcqRel`, with `core`'s message.
+    ///
+    /// ```
+    /// use scoped_atomics::{Atomic, Device, Ordering};
+    /// use std::time::Duration;
+    /// let a = Atomic::<u32, Device>::new(5);
+    /// assert!(!a.wait_for(5, Ordering::Acquire, Duration::from_micros(50))); // times out
+    /// a.store(6, Ordering::Release);
+    /// assert!(a.wait_for(5, Ordering::Acquire, Duration::ZERO)); // changed
+    /// ```
+    #[inline]
+    #[track_caller]
+    pub fn wait_for(&self, old: T, order: Ordering, timeout: core::time::Duration) -> bool {
+        crate::sync::wait::Deadline::after(timeout).wait_until(crate::sync::wait::key(self), || {
+            !self.load(order).same_bits(old)
+        })
+    }
+
+    /// Waits until `deadline` at the latest for the value to differ from `old`; `true` if it
+    /// did, `false` if the deadline passed first: [`wait_for`](Self::wait_for) with the time
+    /// left until `deadline` (libcu++'s `wait_until`). A deadline is a
+    /// [`time::Instant`](crate::time::Instant) (device and host) or a `std::time::Instant` (host
+    /// with `std`); see [`crate::time`].
+    ///
+    /// # Panics
+    /// If `order` is `Release` or `AcqRel`, with `core`'s message.
+    ///
+    /// ```
+    /// use scoped_atomics::{Atomic, Device, Ordering, time::Instant};
+    /// use std::time::Duration;
+    /// let a = Atomic::<u32, Device>::new(5);
+    /// std::thread::scope(|s| {
+    ///     s.spawn(|| {
+    ///         a.store(6, Ordering::Release);
+    ///         a.notify_all();
+    ///     });
+    ///     // Returns as soon as the store is seen (or after a minute).
+    ///     assert!(a.wait_until(5, Ordering::Acquire, Instant::now() + Duration::from_secs(60)));
+    /// });
+    /// ```
+    #[inline]
+    #[track_caller]
+    pub fn wait_until(
+        &self,
+        old: T,
+        order: Ordering,
+        deadline: impl crate::time::Deadline,
+    ) -> bool {
+        self.wait_for(old, order, deadline.time_left())
+    }
+
     /// Wakes at least one thread blocked in [`wait`](Self::wait) on this atomic, to re-check the
     /// value (C++20 `atomic::notify_one`). On the host with `std` it wakes every waiter that
     /// shares the atomic's parking bucket; elsewhere waiters poll and this does nothing.

@@ -157,7 +157,10 @@ impl<F: FnMut()> BarrierCompletion for F {
 // from thread to thread.
 unsafe impl<S: Scope, F: Send> Sync for Barrier<S, F> {}
 
-/// The phase a thread arrived in, for [`Barrier::wait`]; `cuda::barrier::arrival_token`.
+/// The phase a thread arrived in, for [`Barrier::wait`] and [`Barrier::try_wait`] (and its timed
+/// forms); `cuda::barrier::arrival_token`. It has no parity accessor: on the hardware barrier it
+/// is the `mbarrier` state, whose encoding the PTX ISA leaves unspecified (see
+/// [`Barrier::wait_parity`] for waiting by parity).
 ///
 /// ```
 /// use scoped_atomics::{Barrier, Block};
@@ -169,9 +172,10 @@ unsafe impl<S: Scope, F: Send> Sync for Barrier<S, F> {}
 #[derive(Debug, PartialEq, Eq)]
 pub struct ArrivalToken {
     /// The phase (generic barrier), or the `mbarrier` state token (hardware barrier).
-    token: u64,
-    /// Whether this arrival was the last of its phase (so the phase has ended already).
-    completed: bool,
+    pub(super) token: u64,
+    /// Whether the phase had ended when the arrival returned: this arrival was its last (generic
+    /// barrier), or `mbarrier.test_wait` on the fresh token said so (hardware barrier).
+    pub(super) completed: bool,
 }
 
 impl<S: Scope> Barrier<S> {
@@ -527,7 +531,7 @@ impl<S: Scope, F: BarrierCompletion> Barrier<S, F> {
 /// The misuse `wait` reports: a token `phase` waited on in phase `now`.
 #[cold]
 #[track_caller]
-fn stale_token(phase: u32, now: u32) -> ! {
+pub(super) fn stale_token(phase: u32, now: u32) -> ! {
     Message::new()
         .text("Barrier::wait: the token is of phase ")
         .num(phase as u64)
@@ -541,7 +545,7 @@ impl<S: Scope, F: BarrierCompletion> Barrier<S, F> {
     /// The `mbarrier` object of a block barrier made by `init_in_place` in shared memory.
     #[cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]
     #[inline(always)]
-    fn mbarrier(&self) -> Option<*const u64> {
+    pub(super) fn mbarrier(&self) -> Option<*const u64> {
         let hardware = matches!(S::KIND, crate::ScopeKind::Block)
             && self.expected.load(Relaxed) & MBARRIER != 0;
         hardware.then(|| self.state.as_ptr().cast_const())

@@ -4,9 +4,12 @@
 //! in block-shared memory on sm_80+ keeps an `mbarrier` object in its state word (8 bytes,
 //! 8-aligned) and marks its expected count with `MBARRIER` (bit 31). Its operations are then one
 //! instruction each: `mbarrier.arrive` (release at CTA scope), `mbarrier.test_wait` (acquire at
-//! CTA scope), `mbarrier.arrive_drop`; the token is the `mbarrier` state, with whether the
-//! arrival completed its phase (`mbarrier.pending_count`), and `Barrier::invalidate_in_place` is
-//! `mbarrier.inval`. Between `mbarrier.init` and `mbarrier.inval` nothing else touches the
+//! CTA scope), `mbarrier.arrive_drop`; the token is the `mbarrier` state, with whether its
+//! phase had completed right after the arrival (`mbarrier.test_wait` on the fresh token, see
+//! [`arrive_n`]), and `Barrier::invalidate_in_place` is `mbarrier.inval`. The waits that give up
+//! (`try_wait`, the timed and the parity waits; `barrier_wait.rs`) are `mbarrier.test_wait`
+//! (`.parity`) on sm_80 and `mbarrier.try_wait` (`.parity`, with a `suspendTimeHint` for the timed
+//! forms) on sm_90. Between `mbarrier.init` and `mbarrier.inval` nothing else touches the
 //! object. Everything else (other scopes, global memory, sm_70, the host) uses the generic
 //! barrier.
 //!
@@ -67,16 +70,30 @@ pub(super) unsafe fn arrive(object: *const u64) -> u64 {
 
 /// `n` arrivals (`1 <= n <= MAX`): one `mbarrier.arrive` with a count on sm_90; on sm_80 an
 /// `mbarrier.arrive.noComplete` of `n - 1` and one `mbarrier.arrive`. Returns the state token
-/// of the last `mbarrier.arrive` and whether these arrivals completed the phase: the token holds
-/// the state *before* the arrive-on operation, so its pending count (`mbarrier.pending_count`)
-/// equals the count of that arrive exactly when it was the phase's last.
+/// of the last `mbarrier.arrive` and whether the token's phase had completed right after it.
+///
+/// # Whether the phase completed
+/// The token is recorded with whether its phase is over, so that a later `wait` on it returns at
+/// once however many phases have passed (the contract of `Barrier::wait`). That is learnt with
+/// `mbarrier.test_wait` on the fresh token, right after the arrival. The PTX ISA allows a
+/// `test_wait` on a state of the current phase or of the one just before it; here:
+/// * if no arrival completed the token's phase yet, it is the current phase: `false`;
+/// * if this arrival (or another one since) completed it, the barrier is in the next phase, and
+///   the token is of the phase just before: `true`;
+/// * the barrier cannot be two phases further on: the next phase needs this thread's arrival
+///   too (a thread arrives for the next phase only after it saw the current one end).
+///
+/// `true` therefore means exactly "the phase is over", and the `test_wait` that saw it is an
+/// acquire (at CTA scope) of the phase's arrivals, as the `wait` it stands for would be. (The
+/// arrival's own state cannot tell: `mbarrier.pending_count` is defined only on the state of an
+/// `mbarrier.arrive.noComplete`, which cannot complete a phase.)
 ///
 /// # Safety
 /// As for [`arrive`], and `1 <= n <= MAX` (the hardware's range of an arrival count).
 #[inline(always)]
 pub(super) unsafe fn arrive_n(object: *const u64, n: u32) -> (u64, bool) {
     #[cfg(target_feature = "sm_90")]
-    {
+    let token = {
         let token: u64;
         // SAFETY: the caller's contract.
         unsafe {
@@ -85,10 +102,10 @@ pub(super) unsafe fn arrive_n(object: *const u64, n: u32) -> (u64, bool) {
                 t = out(reg64) token, o = in(reg64) object, n = in(reg32) n, options(nostack)
             )
         };
-        (token, pending_count(token) == n)
-    }
+        token
+    };
     #[cfg(not(target_feature = "sm_90"))]
-    {
+    let token = {
         // sm_80 has a count only on `mbarrier.arrive.noComplete`, which must not complete the
         // phase: `n - 1` arrivals with it, then the last one with a plain `mbarrier.arrive`
         // (as libcu++ does). In a correct program `n` is at most the arrivals still missing,
@@ -106,23 +123,11 @@ pub(super) unsafe fn arrive_n(object: *const u64, n: u32) -> (u64, bool) {
             };
         }
         // SAFETY: the caller's contract.
-        let token = unsafe { arrive(object) };
-        (token, pending_count(token) == 1)
-    }
-}
-
-/// `mbarrier.pending_count`: the arrivals that were still missing in the state `token`.
-#[inline(always)]
-fn pending_count(token: u64) -> u32 {
-    let count: u32;
-    // SAFETY: decodes a state token held in registers; touches no memory.
-    unsafe {
-        asm!(
-            "mbarrier.pending_count.b64 {c}, {t};",
-            c = out(reg32) count, t = in(reg64) token, options(pure, nomem, nostack)
-        )
+        unsafe { arrive(object) }
     };
-    count
+    // SAFETY: the caller's contract; the token is of the current phase or the one just before
+    // (see "Whether the phase completed").
+    (token, unsafe { test_wait(object, token) })
 }
 
 /// `mbarrier.inval`: ends the life of the `mbarrier` object at `object`; its memory may then be
@@ -169,4 +174,152 @@ pub(super) unsafe fn test_wait(object: *const u64, token: u64) -> bool {
         )
     };
     done != 0
+}
+
+/// `mbarrier.test_wait.parity` (acquire at CTA scope; PTX ISA 7.1): whether the phase of parity
+/// `odd` — the current phase or the one just before it — has completed; that is, whether the
+/// current phase's parity differs from `odd`.
+///
+/// # Safety
+/// As for [`arrive`].
+#[cfg(any(target_feature = "ptx71", target_feature = "sm_90"))]
+#[inline(always)]
+pub(super) unsafe fn test_wait_parity(object: *const u64, odd: bool) -> bool {
+    let done: u32;
+    // SAFETY: the caller's contract.
+    unsafe {
+        asm!(
+            "{{ .reg .pred %d; mbarrier.test_wait.parity.b64 %d, [{o}], {p}; selp.u32 {r}, 1, 0, %d; }}",
+            o = in(reg64) object,
+            p = in(reg32) u32::from(odd),
+            r = out(reg32) done,
+            options(nostack),
+        )
+    };
+    done != 0
+}
+
+/// What a wait waits for: the phase of a state token, or the phase of a parity.
+#[derive(Clone, Copy)]
+pub(super) enum Phase {
+    /// The phase of an `mbarrier` state token (current or preceding).
+    Token(u64),
+    /// The current or preceding phase whose parity is odd (`true`) or even (`false`); the
+    /// `.parity` forms need PTX ISA 7.1 (sm_90 implies 7.8).
+    #[cfg(any(target_feature = "ptx71", target_feature = "sm_90"))]
+    Parity(bool),
+}
+
+/// `mbarrier.test_wait` or `mbarrier.test_wait.parity`: whether `phase` has completed, without
+/// waiting.
+///
+/// # Safety
+/// As for [`arrive`], and a token of `phase` is of the current or the preceding phase.
+#[inline(always)]
+pub(super) unsafe fn test(object: *const u64, phase: Phase) -> bool {
+    // SAFETY: the caller's contract.
+    unsafe {
+        match phase {
+            Phase::Token(token) => test_wait(object, token),
+            #[cfg(any(target_feature = "ptx71", target_feature = "sm_90"))]
+            Phase::Parity(odd) => test_wait_parity(object, odd),
+        }
+    }
+}
+
+/// `mbarrier.try_wait` / `mbarrier.try_wait.parity` (sm_90, acquire at CTA scope): whether
+/// `phase` has completed, after the hardware suspended the thread for at most about `hint_ns`
+/// nanoseconds (`suspendTimeHint`) waiting for it — or, with `None`, for a system-dependent time.
+///
+/// # Safety
+/// As for [`test`].
+#[cfg(target_feature = "sm_90")]
+#[inline(always)]
+pub(super) unsafe fn try_wait(object: *const u64, phase: Phase, hint_ns: Option<u32>) -> bool {
+    let done: u32;
+    // SAFETY: the caller's contract.
+    unsafe {
+        match (phase, hint_ns) {
+            (Phase::Token(token), None) => asm!(
+                "{{ .reg .pred %d; mbarrier.try_wait.b64 %d, [{o}], {t}; selp.u32 {r}, 1, 0, %d; }}",
+                o = in(reg64) object, t = in(reg64) token, r = out(reg32) done, options(nostack),
+            ),
+            (Phase::Token(token), Some(hint)) => asm!(
+                "{{ .reg .pred %d; mbarrier.try_wait.b64 %d, [{o}], {t}, {h}; selp.u32 {r}, 1, 0, %d; }}",
+                o = in(reg64) object, t = in(reg64) token, h = in(reg32) hint, r = out(reg32) done,
+                options(nostack),
+            ),
+            (Phase::Parity(odd), None) => asm!(
+                "{{ .reg .pred %d; mbarrier.try_wait.parity.b64 %d, [{o}], {p}; selp.u32 {r}, 1, 0, %d; }}",
+                o = in(reg64) object, p = in(reg32) u32::from(odd), r = out(reg32) done,
+                options(nostack),
+            ),
+            (Phase::Parity(odd), Some(hint)) => asm!(
+                "{{ .reg .pred %d; mbarrier.try_wait.parity.b64 %d, [{o}], {p}, {h}; selp.u32 {r}, 1, 0, %d; }}",
+                o = in(reg64) object, p = in(reg32) u32::from(odd), h = in(reg32) hint,
+                r = out(reg32) done, options(nostack),
+            ),
+        }
+    };
+    done != 0
+}
+
+/// Whether `phase` has completed, waiting a little if the hardware can do so itself: one
+/// `mbarrier.try_wait` on sm_90 (as libcu++'s `try_wait`), one `mbarrier.test_wait` on sm_80.
+///
+/// # Safety
+/// As for [`test`].
+#[inline(always)]
+pub(super) unsafe fn try_once(object: *const u64, phase: Phase) -> bool {
+    // SAFETY: the caller's contract.
+    unsafe {
+        #[cfg(target_feature = "sm_90")]
+        return try_wait(object, phase, None);
+        #[cfg(not(target_feature = "sm_90"))]
+        return test(object, phase);
+    }
+}
+
+/// Waits at most about `timeout` for `phase` to complete; `true` if it did. On sm_90, repeated
+/// `mbarrier.try_wait` with the time left as `suspendTimeHint` (the hardware suspends the thread
+/// until the phase completes or the hint expires; as libcu++ does); on sm_80, `mbarrier.test_wait`
+/// polled with the back-off of every device wait, against `%globaltimer`.
+///
+/// # Safety
+/// As for [`test`].
+#[inline(always)]
+pub(super) unsafe fn wait_for(
+    object: *const u64,
+    phase: Phase,
+    timeout: core::time::Duration,
+) -> bool {
+    #[cfg(target_feature = "sm_90")]
+    {
+        use super::wait::global_timer;
+        // Saturating, in 64-bit arithmetic (`as_nanos` is a `u128`: multi-word adds).
+        let ns = timeout
+            .as_secs()
+            .saturating_mul(1_000_000_000)
+            .saturating_add(u64::from(timeout.subsec_nanos()));
+        let start = global_timer();
+        let end = start.saturating_add(ns);
+        let mut now = start;
+        loop {
+            let hint = (end - now).min(u32::MAX as u64) as u32;
+            // SAFETY: the caller's contract.
+            if unsafe { try_wait(object, phase, Some(hint)) } {
+                return true;
+            }
+            now = global_timer();
+            if now >= end {
+                return false;
+            }
+        }
+    }
+    #[cfg(not(target_feature = "sm_90"))]
+    {
+        let key = object as usize;
+        // SAFETY: the caller's contract.
+        super::wait::Deadline::after(timeout).wait_until(key, || unsafe { test(object, phase) })
+    }
 }

@@ -8,6 +8,14 @@
 //! * [`Atomic::wait`](crate::Atomic::wait), [`notify_one`](crate::Atomic::notify_one) and
 //!   [`notify_all`](crate::Atomic::notify_all) on every `Atomic<T, S>` (and through `Deref` on
 //!   every [`AtomicRef`](crate::AtomicRef)).
+//! * Waits that give up: [`Barrier::try_wait`], [`try_wait_for`](Barrier::try_wait_for),
+//!   [`try_wait_until`](Barrier::try_wait_until) and the parity waits
+//!   ([`wait_parity`](Barrier::wait_parity), [`try_wait_parity`](Barrier::try_wait_parity), …),
+//!   [`CountingSemaphore::try_acquire_for`] / [`try_acquire_until`](CountingSemaphore::try_acquire_until),
+//!   [`Atomic::wait_for`](crate::Atomic::wait_for) / [`wait_until`](crate::Atomic::wait_until)
+//!   (also on [`AtomicReadRef`](crate::AtomicReadRef) and [`AtomicFlag`](crate::AtomicFlag)).
+//!   Deadlines are [`time::Instant`](crate::time::Instant) (device and host) or
+//!   `std::time::Instant` (host); see [`crate::time`].
 //!
 //! Everything a thread does before it arrives at a barrier, counts a latch down, releases a
 //! semaphore or stores a value that a waiter then sees, happens before everything the waiting thread
@@ -49,7 +57,8 @@
 //!   doubling up to 64 µs (65 536 ns). A sleep is never longer than the time already waited, so a
 //!   waiter sees the condition at most about twice as late as it became true, and the cap bounds
 //!   that delay in long waits while keeping waiting warps off the memory system. Timed waits read
-//!   `%globaltimer`. Notifying does nothing. Waiting for a thread of the same warp relies on the
+//!   `%globaltimer`. The hardware barrier's timed waits on sm_90 are `mbarrier.try_wait` with the
+//!   time left as its `suspendTimeHint` (the hardware suspends the thread). Notifying does nothing. Waiting for a thread of the same warp relies on the
 //!   independent thread scheduling of sm_70 and newer; a `Barrier<Device>` (or any wait for another
 //!   block) needs every participating block to be resident at once (a cooperative launch, or a
 //!   grid no larger than the GPU holds), as with CUDA's grid-wide synchronisation.
@@ -69,7 +78,8 @@
 //!   between checks); timed waits count hints at a nominal 10 ns each, as there is no clock.
 //! * **`--cfg loom`**: waiters never block on a std primitive; they check, and call
 //!   `loom::thread::yield_now()` between two checks, so loom explores the interleavings of the
-//!   wait. A timed wait checks, yields once, and checks again.
+//!   wait. A timed wait (every `*_for` and `*_until`: loom has no clock) checks, yields once, and
+//!   checks again, so loom explores both its success and its timeout.
 //!
 //! # Design of each primitive
 //! * [`Barrier`]: one `Atomic<u64, S>` holds the phase (32 bits), a guard bit and the arrivals
@@ -120,16 +130,18 @@
 //!   `Debug`). Before the memory is initialised again or reused,
 //!   [`Barrier::invalidate_in_place`] ends its life.
 //! * **Tokens.** `wait` takes a token of the current or the preceding phase, or one whose arrival
-//!   completed its phase (recorded in the token: `mbarrier.pending_count` of the arrival's
-//!   state on the hardware path); `mbarrier.test_wait` knows no older phase. The generic barrier
+//!   completed its phase (recorded in the token: on the hardware path, an `mbarrier.test_wait`
+//!   on the fresh token right after the arrival, when it is still of the current or the
+//!   preceding phase); `mbarrier.test_wait` knows no older phase. The generic barrier
 //!   reports an older token; on the hardware one it is undefined.
 //! * **Counts.** An expected count and an `arrive_n` are at most 2²⁰ − 1 on the hardware path
 //!   (2³¹ − 1 on the generic one); beyond, `init_in_place` and `arrive_n` panic (trap).
 
 mod barrier;
+mod barrier_wait;
 mod latch;
 mod mbarrier;
-mod message;
+pub(crate) mod message;
 #[cfg(all(test, feature = "std", not(loom)))]
 mod remote_wake_tests;
 mod semaphore;

@@ -171,6 +171,25 @@ impl<S: Scope, const MAX: u32> CountingSemaphore<S, MAX> {
         }
     }
 
+    /// Takes one unit, waiting until `deadline` at the latest while the count is 0; `true` if it
+    /// took one (`cuda::counting_semaphore::try_acquire_until`): [`try_acquire_for`](Self::try_acquire_for)
+    /// with the time left until `deadline`. A deadline is a [`time::Instant`](crate::time::Instant)
+    /// (device and host) or a `std::time::Instant` (host with `std`); one in the past still tries
+    /// once. See [`crate::time`].
+    ///
+    /// ```
+    /// use scoped_atomics::{BinarySemaphore, Device, time::Instant};
+    /// use std::time::Duration;
+    /// let s = BinarySemaphore::<Device>::new(0);
+    /// assert!(!s.try_acquire_until(Instant::now() + Duration::from_micros(100)));
+    /// s.release(1);
+    /// assert!(s.try_acquire_until(Instant::now())); // a unit is there: no need to wait
+    /// ```
+    #[inline]
+    pub fn try_acquire_until(&self, deadline: impl crate::time::Deadline) -> bool {
+        self.try_acquire_for(deadline.time_left())
+    }
+
     /// Returns `n` units (a release) and wakes waiters.
     ///
     /// # Panics

@@ -63,9 +63,9 @@ mod backend {
         let _ = ns;
     }
 
-    /// The global nanosecond timer (`%globaltimer`).
+    /// The global nanosecond timer (`%globaltimer`); also the clock of `time::Instant`.
     #[inline(always)]
-    fn global_timer() -> u64 {
+    pub(crate) fn global_timer() -> u64 {
         let t: u64;
         // SAFETY: reads a special register; no memory is touched. Not `pure`: every read is a new
         // time.
@@ -130,7 +130,12 @@ mod backend {
     impl Deadline {
         #[inline]
         pub(crate) fn after(timeout: Duration) -> Self {
-            let ns = u64::try_from(timeout.as_nanos()).unwrap_or(u64::MAX);
+            // Saturating, in 64-bit arithmetic: `as_nanos` is a `u128`, whose multi-word adds
+            // (`add.cc`/`addc.cc`) a timeout computed at run time (`*_until`) would cost.
+            let ns = timeout
+                .as_secs()
+                .saturating_mul(1_000_000_000)
+                .saturating_add(u64::from(timeout.subsec_nanos()));
             Self {
                 end: global_timer().saturating_add(ns),
             }
@@ -452,4 +457,6 @@ mod backend {
     }
 }
 
+#[cfg(target_arch = "nvptx64")]
+pub(crate) use backend::global_timer;
 pub(crate) use backend::{Deadline, wait_until, wake_all};
