@@ -150,13 +150,13 @@ pub use flag::AtomicFlag;
 /// the [`half`](https://docs.rs/half) crate (the language's `f16` is unstable).
 pub use half::{bf16, f16};
 pub use primitive::{
-    AtomicArithmetic, AtomicBitwise, AtomicFloat, AtomicInteger, AtomicIntegerReduce,
-    AtomicPrimitive, AtomicReduce,
+    AtomicArithmetic, AtomicBitwise, AtomicCoreInterop, AtomicFloat, AtomicInteger,
+    AtomicIntegerReduce, AtomicPrimitive, AtomicReduce,
 };
 pub use scope::{Block, Cluster, CompletionScope, Device, Scope, ScopeKind, System, Thread};
 pub use scoped::{
-    AtomicBool, AtomicF32, AtomicF64, AtomicI8, AtomicI16, AtomicI32, AtomicI64, AtomicIsize,
-    AtomicPtr, AtomicU8, AtomicU16, AtomicU32, AtomicU64, AtomicUsize, block, cluster, device,
-    system, thread,
+    AtomicBool, AtomicF32, AtomicF64, AtomicI8, AtomicI16, AtomicI32, AtomicI64, AtomicI128,
+    AtomicIsize, AtomicPtr, AtomicU8, AtomicU16, AtomicU32, AtomicU64, AtomicU128, AtomicUsize,
+    block, cluster, device, system, thread,
 };
 pub use sync::{ArrivalToken, Barrier, BinarySemaphore, CountingSemaphore, Latch};
