@@ -81,7 +81,6 @@ impl<T: AtomicPrimitive, S: Scope> Atomic<T, S> {
 }
 
 impl<T: AtomicCoreInterop, S: Scope> Atomic<T, S> {
-
     /// This atomic as the `core::sync::atomic` type of its width — `AtomicU32` for `u32` (and for
     /// `f32`, as its bits), `AtomicBool` for `bool`, `AtomicPtr<U>` for `*mut U` — to pass it to
     /// an API that takes `core`'s atomics. Not for `u128`/`i128`, which have no stable `core`

@@ -332,7 +332,9 @@ macro_rules! mirror_int {
     )*};
 }
 
-mirror_int!(u8, i8, u16, i16, u32, i32, u64, i64, u128, i128, usize, isize);
+mirror_int!(
+    u8, i8, u16, i16, u32, i32, u64, i64, u128, i128, usize, isize
+);
 
 macro_rules! mirror_float {
     ($($t:ty => $repr:ty),*) => {$(
