@@ -65,7 +65,11 @@ fn views_of_i128_memory_write_through_all_16_bytes() {
         let cell = Heap::new(-1i128);
         let hs: Vec<_> = [(B0, 1i128 << 100), (B1, 3)]
             .into_iter()
-            .map(|(p, v)| spawn_in(p, move || drop(cell.view::<Device>().fetch_add(v, AcqRel))))
+            .map(|(p, v)| {
+                spawn_in(p, move || {
+                    cell.view::<Device>().fetch_add(v, AcqRel);
+                })
+            })
             .collect();
         hs.into_iter().for_each(|h| h.join().unwrap());
         // SAFETY: both threads that viewed the cell have been joined.
