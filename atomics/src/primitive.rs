@@ -120,6 +120,14 @@ pub trait AtomicPrimitive: Copy + sealed::Sealed {
 /// core_view(&a).store(2, Ordering::Relaxed); // a `&core::sync::atomic::AtomicU32`
 /// assert_eq!(a.load(Ordering::Relaxed), 2);
 /// ```
+///
+/// `u128` has no `core` view (`core::sync::atomic::AtomicU128` is unstable):
+///
+/// ```compile_fail,E0599
+/// use scoped_atomics::{Atomic, Device};
+/// let wide = Atomic::<u128, Device>::new(1);
+/// let _ = wide.as_core(); // error: `u128: AtomicCoreInterop` is not satisfied
+/// ```
 pub trait AtomicCoreInterop: AtomicPrimitive {
     /// The `core::sync::atomic` type of the same width: `AtomicU32` for `u32` and `f32`,
     /// `AtomicBool` for `bool`, `AtomicPtr<U>` for `*mut U`; what

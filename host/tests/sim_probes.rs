@@ -215,6 +215,11 @@ type Cases = Vec<(gpu::ProbeCase, [u8; 16])>;
 /// The value types of issue 14 that this differential test does not run yet (see the note in
 /// `run_target`); their probes are counted and reported as not covered.
 const NOT_YET_COVERED: [&str; 3] = ["f16", "bf16", "flag"];
+/// The 128-bit probes (sm_90 + PTX 8.6 only), not run yet either: the simulator's registers and
+/// memory accesses are at most 64 bits wide, and it has no `.b128` registers, `mov.b128`
+/// pack/unpack, `ld`/`st` `.b128` or `atom.cas.b128`/`atom.exch.b128`. Counted and reported as
+/// not covered; their PTX is checked by the conformance test and ptxas.
+const NOT_YET_COVERED_WIDE: [&str; 2] = ["u128", "i128"];
 
 fn run_target(target: Target, seed: u64) -> Option<(usize, usize, Vec<String>, Cases)> {
     let sim = simulator("sim_probes", target)?;
@@ -238,7 +243,7 @@ fn run_target(target: Target, seed: u64) -> Option<(usize, usize, Vec<String>, C
         if name
             .split("__")
             .nth(1)
-            .is_some_and(|ty| NOT_YET_COVERED.contains(&ty))
+            .is_some_and(|ty| NOT_YET_COVERED.contains(&ty) || NOT_YET_COVERED_WIDE.contains(&ty))
         {
             // Counted, and said below: the simulator lacks instructions of the half-precision
             // loops (`bfe`, `cvt` to/from f16, …) and this test has no host reference for them or
@@ -399,7 +404,7 @@ fn every_probe_matches_the_host_backend() {
         }
         assert!(count >= 3800, "{target}: only {count} probes");
         println!(
-            "{target}: {count} probes simulated, {} differ; {not_covered} probes of f16/bf16/AtomicFlag not covered yet",
+            "{target}: {count} probes simulated, {} differ; {not_covered} probes of f16/bf16/AtomicFlag/u128/i128 not covered yet",
             failures.len()
         );
         all.extend(failures);

@@ -158,7 +158,7 @@ widths! {
 
 /// 128 bits: Rust's `asm!` has no 128-bit register class on nvptx, so each instruction is a PTX
 /// block `{ .reg .b128 …; … }` that packs the two 64-bit halves into `.b128` registers
-/// (`mov.b128 q, {lo, hi}`, the first element the low half), runs the one memory instruction and
+/// (`mov.b128 %q, {lo, hi}`, the first element the low half), runs the one memory instruction and
 /// unpacks the result. The block's leading `{ .reg …; mov …;` travels in the instruction literal of
 /// `scoped_asm!`, which puts the `.sem` and scope qualifiers right after it.
 ///
@@ -173,8 +173,8 @@ impl Width for u128 {
             let (lo, hi): (u64, u64);
             // SAFETY: the caller passes a valid location of 16 bytes, 16-aligned.
             unsafe {
-                scoped_asm!(S, sem, "{{ .reg .b128 q_v;\n\tld" [Relaxed "relaxed", Acquire "acquire"],
-                    ".b128 q_v, [{p}];\n\tmov.b128 {{{lo}, {hi}}}, q_v;\n\t}}",
+                scoped_asm!(S, sem, "{{ .reg .b128 %q_v;\n\tld" [Relaxed "relaxed", Acquire "acquire"],
+                    ".b128 %q_v, [{p}];\n\tmov.b128 {{{lo}, {hi}}}, %q_v;\n\t}}",
                     (lo = out(reg64) lo, hi = out(reg64) hi, p = in(reg64) p, options(nostack)))
             };
             join(lo, hi)
@@ -193,8 +193,8 @@ impl Width for u128 {
             let (lo, hi) = split(value);
             // SAFETY: as for `ld`.
             unsafe {
-                scoped_asm!(S, sem, "{{ .reg .b128 q_v;\n\tmov.b128 q_v, {{{lo}, {hi}}};\n\tst" [Relaxed "relaxed", Release "release"],
-                    ".b128 [{p}], q_v;\n\t}}",
+                scoped_asm!(S, sem, "{{ .reg .b128 %q_v;\n\tmov.b128 %q_v, {{{lo}, {hi}}};\n\tst" [Relaxed "relaxed", Release "release"],
+                    ".b128 [{p}], %q_v;\n\t}}",
                     (p = in(reg64) p, lo = in(reg64) lo, hi = in(reg64) hi, options(nostack)))
             }
         }
@@ -213,9 +213,9 @@ impl Width for u128 {
             let (lo, hi): (u64, u64);
             // SAFETY: as for `ld`.
             unsafe {
-                scoped_asm!(S, sem, "{{ .reg .b128 q_old, q_cmp, q_new;\n\tmov.b128 q_cmp, {{{e_lo}, {e_hi}}};\n\tmov.b128 q_new, {{{n_lo}, {n_hi}}};\n\tatom"
+                scoped_asm!(S, sem, "{{ .reg .b128 %q_old, %q_cmp, %q_new;\n\tmov.b128 %q_cmp, {{{e_lo}, {e_hi}}};\n\tmov.b128 %q_new, {{{n_lo}, {n_hi}}};\n\tatom"
                         [Relaxed "relaxed", Acquire "acquire", Release "release", AcqRel "acq_rel"],
-                    ".cas.b128 q_old, [{p}], q_cmp, q_new;\n\tmov.b128 {{{lo}, {hi}}}, q_old;\n\t}}",
+                    ".cas.b128 %q_old, [{p}], %q_cmp, %q_new;\n\tmov.b128 {{{lo}, {hi}}}, %q_old;\n\t}}",
                     (lo = out(reg64) lo, hi = out(reg64) hi, p = in(reg64) p, e_lo = in(reg64) e_lo,
                     e_hi = in(reg64) e_hi, n_lo = in(reg64) n_lo, n_hi = in(reg64) n_hi, options(nostack)))
             };
@@ -239,9 +239,9 @@ pub(super) unsafe fn atom_exch_b128<S: Scope>(p: *mut u128, value: u128, sem: Se
         let (lo, hi): (u64, u64);
         // SAFETY: the caller passes a valid location of 16 bytes, 16-aligned.
         unsafe {
-            scoped_asm!(S, sem, "{{ .reg .b128 q_old, q_new;\n\tmov.b128 q_new, {{{n_lo}, {n_hi}}};\n\tatom"
+            scoped_asm!(S, sem, "{{ .reg .b128 %q_old, %q_new;\n\tmov.b128 %q_new, {{{n_lo}, {n_hi}}};\n\tatom"
                     [Relaxed "relaxed", Acquire "acquire", Release "release", AcqRel "acq_rel"],
-                ".exch.b128 q_old, [{p}], q_new;\n\tmov.b128 {{{lo}, {hi}}}, q_old;\n\t}}",
+                ".exch.b128 %q_old, [{p}], %q_new;\n\tmov.b128 {{{lo}, {hi}}}, %q_old;\n\t}}",
                 (lo = out(reg64) lo, hi = out(reg64) hi, p = in(reg64) p, n_lo = in(reg64) n_lo,
                 n_hi = in(reg64) n_hi, options(nostack)))
         };
