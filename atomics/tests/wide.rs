@@ -158,13 +158,13 @@ fn step<T: Wide, S: Scope>(a: &Atomic<T, S>, r: &mut u128, op: Op) {
         Op::Max(v, o) => (Ok(a.fetch_max(t(v), o)), max(old, v)),
         Op::Update(v, s, f) => {
             // Declines on odd values, to exercise both outcomes.
-            let got = a.fetch_update(s, f, |x| (x.bits() % 2 == 0).then(|| t(x.bits() ^ v)));
-            (got, if old % 2 == 0 { old ^ v } else { old })
+            let got = a.fetch_update(s, f, |x| (x.bits().is_multiple_of(2)).then(|| t(x.bits() ^ v)));
+            (got, if old.is_multiple_of(2) { old ^ v } else { old })
         }
     };
     let expected_ok = match op {
         Op::Cas(c, ..) | Op::CasWeak(c, ..) => old == c,
-        Op::Update(..) => old % 2 == 0,
+        Op::Update(..) => old.is_multiple_of(2),
         _ => true,
     };
     match got {
