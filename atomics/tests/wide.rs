@@ -158,7 +158,9 @@ fn step<T: Wide, S: Scope>(a: &Atomic<T, S>, r: &mut u128, op: Op) {
         Op::Max(v, o) => (Ok(a.fetch_max(t(v), o)), max(old, v)),
         Op::Update(v, s, f) => {
             // Declines on odd values, to exercise both outcomes.
-            let got = a.fetch_update(s, f, |x| (x.bits().is_multiple_of(2)).then(|| t(x.bits() ^ v)));
+            let got = a.fetch_update(s, f, |x| {
+                (x.bits().is_multiple_of(2)).then(|| t(x.bits() ^ v))
+            });
             (got, if old.is_multiple_of(2) { old ^ v } else { old })
         }
     };
