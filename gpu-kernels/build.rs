@@ -25,6 +25,8 @@ struct Type {
     name: &'static str,
     rmw: &'static [&'static str],
     reductions: &'static [&'static str],
+    /// 128 bits: its probes exist only on targets with the `.b128` instructions.
+    wide: bool,
 }
 
 const INT_RMW: &[&str] = &[
@@ -63,15 +65,28 @@ const fn int(rust: &'static str, reductions: bool) -> Type {
         name: rust,
         rmw: INT_RMW,
         reductions: if reductions { INT_REDUCTIONS } else { &[] },
+        wide: false,
     }
 }
 
-const TYPES: [Type; 16] = [
+/// A 128-bit integer: no reductions (PTX has no `red.b128`).
+const fn int128(rust: &'static str) -> Type {
+    Type {
+        rust,
+        name: rust,
+        rmw: INT_RMW,
+        reductions: &[],
+        wide: true,
+    }
+}
+
+const TYPES: [Type; 18] = [
     Type {
         rust: "bool",
         name: "bool",
         rmw: BOOL_RMW,
         reductions: &[],
+        wide: false,
     },
     int("u8", false),
     int("i8", false),
@@ -88,30 +103,37 @@ const TYPES: [Type; 16] = [
         name: "f32",
         rmw: FLOAT_RMW,
         reductions: FLOAT_REDUCTIONS,
+        wide: false,
     },
     Type {
         rust: "f64",
         name: "f64",
         rmw: FLOAT_RMW,
         reductions: FLOAT_REDUCTIONS,
+        wide: false,
     },
     Type {
         rust: "scoped_atomics::f16",
         name: "f16",
         rmw: FLOAT_RMW,
         reductions: FLOAT_REDUCTIONS,
+        wide: false,
     },
     Type {
         rust: "scoped_atomics::bf16",
         name: "bf16",
         rmw: FLOAT_RMW,
         reductions: FLOAT_REDUCTIONS,
+        wide: false,
     },
+    int128("u128"),
+    int128("i128"),
     Type {
         rust: "*mut u32",
         name: "ptr",
         rmw: PTR_RMW,
         reductions: &[],
+        wide: false,
     },
 ];
 
@@ -138,11 +160,7 @@ fn arguments(op: &str, ty: &str) -> &'static str {
 
 fn kernel(out: &mut String, scope: (&str, &str), ty: &Type, op: &str, order: &str, call: &str) {
     let (scope_name, scope_type) = scope;
-    let cfg = if scope_name == "cluster" {
-        "#[cfg(target_feature = \"sm_90\")]\n"
-    } else {
-        ""
-    };
+    let cfg = probe_cfg(scope_name, ty, op);
     let name = format!("{op}__{}__{order}__{scope_name}", ty.name);
     writeln!(
         out,
@@ -154,6 +172,37 @@ fn kernel(out: &mut String, scope: (&str, &str), ty: &Type, op: &str, order: &st
         rust = ty.rust,
     )
     .unwrap();
+}
+
+/// The `#[cfg]` of a probe: the target features its instructions need. `.cluster` needs sm_90;
+/// 128-bit `ld`/`st` PTX ISA 8.3, 128-bit `atom` sm_90 with PTX ISA 8.3, and `.b128` at `.sys`
+/// PTX ISA 8.4 (the device backend stops a build without them at compile time).
+fn probe_cfg(scope_name: &str, ty: &Type, op: &str) -> String {
+    let mut features = Vec::new();
+    if scope_name == "cluster" {
+        features.push("sm_90");
+    }
+    if ty.wide {
+        if !matches!(op, "load" | "store") && !features.contains(&"sm_90") {
+            features.push("sm_90");
+        }
+        features.push(if scope_name == "system" {
+            "ptx84"
+        } else {
+            "ptx83"
+        });
+    }
+    match features.as_slice() {
+        [] => String::new(),
+        [one] => format!("#[cfg(target_feature = \"{one}\")]\n"),
+        many => {
+            let all: Vec<String> = many
+                .iter()
+                .map(|f| format!("target_feature = \"{f}\""))
+                .collect();
+            format!("#[cfg(all({}))]\n", all.join(", "))
+        }
+    }
 }
 
 /// `AtomicFlag`'s operations, named `<op>__flag__<order>__<scope>`: `test` (a load), `clear` (a

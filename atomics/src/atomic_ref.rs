@@ -106,8 +106,8 @@ impl<'a, T: AtomicPrimitive, S: Scope> AtomicRef<'a, T, S> {
         }
     }
 
-    /// The alignment `from_ptr` requires (libcu++'s `atomic_ref<T>::required_alignment`): that of
-    /// the `core` atomic of `T`'s width, which can exceed `align_of::<T>()`.
+    /// The alignment `from_ptr` requires (libcu++'s `atomic_ref<T>::required_alignment`): the
+    /// size of `T`, which can exceed `align_of::<T>()`.
     ///
     /// ```
     /// use scoped_atomics::{AtomicRef, Device};
@@ -120,8 +120,7 @@ impl<'a, T: AtomicPrimitive, S: Scope> AtomicRef<'a, T, S> {
     }
 
     /// Whether every operation through such a view is lock-free (libcu++'s
-    /// `atomic_ref<T>::is_always_lock_free`): always `true` here; see
-    /// [`Atomic::is_always_lock_free`].
+    /// `atomic_ref<T>::is_always_lock_free`); see [`Atomic::is_always_lock_free`].
     ///
     /// ```
     /// use scoped_atomics::{AtomicRef, Block};
@@ -396,7 +395,7 @@ impl<'a, T: AtomicPrimitive, S: Scope> AtomicReadRef<'a, T, S> {
         Atomic::<T, S>::required_alignment()
     }
 
-    /// Whether the loads are lock-free: always `true` here; see [`Atomic::is_always_lock_free`].
+    /// Whether the loads are always lock-free; see [`Atomic::is_always_lock_free`].
     ///
     /// ```
     /// use scoped_atomics::{AtomicReadRef, Device};

@@ -10,6 +10,9 @@
 //! * On `nvptx64-nvidia-cuda` every operation is the recommended PTX sequence of the Atomics ABI
 //!   for its ordering and scope, emitted through inline `asm!`.
 //! * On the host the same API runs on `core::sync::atomic`, and under `--cfg loom` on loom.
+//! * 128-bit integers ([`AtomicU128`], [`AtomicI128`]) where the device has them (sm_90 with PTX
+//!   ISA 8.3 or newer; loads and stores from sm_70 with PTX ISA 8.3), lock-free on the host where
+//!   the CPU is (through `portable-atomic`); see [`AtomicInteger`].
 //!
 //! ```
 //! use scoped_atomics::device::{AtomicBool, AtomicU32, Ordering};
@@ -38,7 +41,8 @@
 //!
 //! # Backends
 //! The backend is chosen by `cfg` in one place (`imp`): inline PTX on `nvptx64`, loom under
-//! `--cfg loom`, `core::sync::atomic` elsewhere.
+//! `--cfg loom`, `core::sync::atomic` elsewhere (`portable_atomic::AtomicU128`/`AtomicI128` for
+//! 128 bits, which `core` has only unstably).
 //!
 //! Under loom (the mirror, see [`model`]), [`AtomicRef::new`] and [`AtomicRef::from_ptr`]
 //! work: a view is a mirror location keyed by the address, created with the value found there,
@@ -54,8 +58,8 @@
 //! `Atomic<T, S>` is one generic type, as `cuda::atomic<T, Scope>` is a template: what every value
 //! type has is one impl over `T: AtomicPrimitive`, and the other operations come with sealed
 //! capability traits ([`AtomicArithmetic`], [`AtomicBitwise`], [`AtomicInteger`], [`AtomicFloat`],
-//! [`AtomicReduce`], [`AtomicIntegerReduce`]), so generic kernels, reductions and data structures
-//! name what they need:
+//! [`AtomicReduce`], [`AtomicIntegerReduce`], [`AtomicCoreInterop`]), so generic kernels,
+//! reductions and data structures name what they need:
 //!
 //! ```
 //! use scoped_atomics::{Atomic, AtomicArithmetic, Device, Ordering, Scope};
@@ -151,13 +155,13 @@ pub use flag::AtomicFlag;
 /// the [`half`](https://docs.rs/half) crate (the language's `f16` is unstable).
 pub use half::{bf16, f16};
 pub use primitive::{
-    AtomicArithmetic, AtomicBitwise, AtomicFloat, AtomicInteger, AtomicIntegerReduce,
-    AtomicPrimitive, AtomicReduce,
+    AtomicArithmetic, AtomicBitwise, AtomicCoreInterop, AtomicFloat, AtomicInteger,
+    AtomicIntegerReduce, AtomicPrimitive, AtomicReduce,
 };
 pub use scope::{Block, Cluster, CompletionScope, Device, Scope, ScopeKind, System, Thread};
 pub use scoped::{
-    AtomicBool, AtomicF32, AtomicF64, AtomicI8, AtomicI16, AtomicI32, AtomicI64, AtomicIsize,
-    AtomicPtr, AtomicU8, AtomicU16, AtomicU32, AtomicU64, AtomicUsize, block, cluster, device,
-    system, thread,
+    AtomicBool, AtomicF32, AtomicF64, AtomicI8, AtomicI16, AtomicI32, AtomicI64, AtomicI128,
+    AtomicIsize, AtomicPtr, AtomicU8, AtomicU16, AtomicU32, AtomicU64, AtomicU128, AtomicUsize,
+    block, cluster, device, system, thread,
 };
 pub use sync::{ArrivalToken, Barrier, BinarySemaphore, CountingSemaphore, Latch};

@@ -8,9 +8,10 @@
 //! | [`AtomicPrimitive`]     | `new`, `load`, `store`, `swap`, `compare_exchange`, `fetch_update`, `wait`, … | all          |
 //! | [`AtomicArithmetic`]    | `fetch_add`, `fetch_sub`, `fetch_min`, `fetch_max`   | integers, floats             |
 //! | [`AtomicBitwise`]       | `fetch_and`, `fetch_nand`, `fetch_or`, `fetch_xor`   | integers, `bool`             |
-//! | [`AtomicInteger`]       | both of the above                                    | integers                     |
+//! | [`AtomicInteger`]       | both of the above                                    | integers (`u8` … `u128`)     |
 //! | [`AtomicFloat`]         | [`AtomicArithmetic`] with IEEE semantics             | `f32`, `f64`, `f16`, `bf16`  |
 //! | [`AtomicReduce`]        | `add`, `sub` (PTX `red`, no result)                  | 32- and 64-bit integers, floats |
+//! | [`AtomicCoreInterop`]   | `as_core`, `from_core` (host)                        | all but `u128`, `i128`       |
 //! | [`AtomicIntegerReduce`] | `and`, `or`, `xor`, `min`, `max` (PTX `red`)         | 32- and 64-bit integers      |
 //!
 //! Pointers (`*mut U`) have their own methods (`fetch_ptr_add`, `fetch_or` on the address, …) on
@@ -27,12 +28,13 @@ mod sealed {
     pub trait Sealed {}
 }
 
-/// A type that [`Atomic<T, S>`](crate::Atomic) can hold: `bool`, the integers `u8` … `u64`,
-/// `i8` … `i64`, `usize`, `isize`, the floats `f32` and `f64`, the half-precision
+/// A type that [`Atomic<T, S>`](crate::Atomic) can hold: `bool`, the integers `u8` … `u128`,
+/// `i8` … `i128`, `usize`, `isize`, the floats `f32` and `f64`, the half-precision
 /// [`f16`](crate::f16) and [`bf16`](crate::bf16) (the `half` crate's), and raw pointers `*mut U`.
 ///
 /// Sealed. `Atomic<T, S>` has the size and alignment of the `core::sync::atomic` type of the same
-/// width (`AtomicU32` for `u32` and `f32`, `AtomicPtr<U>` for `*mut U`, …). Every `Atomic<T, S>`
+/// width (`AtomicU32` for `u32` and `f32`, `AtomicPtr<U>` for `*mut U`, …; 16 bytes, 16-aligned
+/// for `u128` and `i128`, see [`AtomicInteger`] for where those run). Every `Atomic<T, S>`
 /// has the methods `core::sync::atomic`'s types share (`load`, `store`, `swap`,
 /// `compare_exchange`, `fetch_update`, …, and C++20's `wait`/`notify_*`); the other operations
 /// come with the capability traits of this module ([`AtomicArithmetic`], [`AtomicBitwise`], …).
@@ -54,16 +56,25 @@ mod sealed {
 /// assert_eq!(core::mem::size_of::<Atomic<f64, Device>>(), 8);
 /// ```
 pub trait AtomicPrimitive: Copy + sealed::Sealed {
-    /// The backend's storage: a `core::sync::atomic` type on the host and on the device, a loom
-    /// atomic under `--cfg loom`. `Send + Sync + Unpin` so that every `Atomic<T, S>` is, in
-    /// generic code too (as every `core` atomic is).
+    /// The backend's storage: a `core::sync::atomic` type on the host and on the device
+    /// (`portable_atomic::AtomicU128` on the host and a 16-byte aligned cell on the device for
+    /// 128 bits), a loom atomic under `--cfg loom`. `Send + Sync + Unpin` so that every
+    /// `Atomic<T, S>` is, in generic code too (as every `core` atomic is).
     #[doc(hidden)]
     type Storage: RawAtomic<Self> + Send + Sync + Unpin;
 
-    /// The `core::sync::atomic` type of the same width: `AtomicU32` for `u32` and `f32`,
-    /// `AtomicBool` for `bool`, `AtomicPtr<U>` for `*mut U`; what
-    /// [`Atomic::as_core`](crate::Atomic::as_core) returns on the host.
-    type Core;
+    /// Whether every operation on `Atomic<Self, _>` is lock-free on every machine this build
+    /// runs on (`Atomic::is_always_lock_free`).
+    #[doc(hidden)]
+    const ALWAYS_LOCK_FREE: bool = true;
+
+    /// Whether the operations on `Atomic<Self, _>` are lock-free on this machine
+    /// (`Atomic::is_lock_free`; the CPU is asked where that is needed).
+    #[doc(hidden)]
+    #[inline(always)]
+    fn is_lock_free() -> bool {
+        Self::ALWAYS_LOCK_FREE
+    }
 
     /// What `Default` gives: zero, `false` or a null pointer.
     #[doc(hidden)]
@@ -90,6 +101,38 @@ pub trait AtomicPrimitive: Copy + sealed::Sealed {
     #[cfg(loom)]
     #[doc(hidden)]
     unsafe fn mirror_view<'a>(ptr: *mut Self) -> &'a Self::Storage;
+}
+
+/// The value types whose `Atomic<T, S>` has a `core::sync::atomic` counterpart of the same
+/// width, for [`Atomic::as_core`](crate::Atomic::as_core) and
+/// [`Atomic::from_core`](crate::Atomic::from_core): every [`AtomicPrimitive`] except `u128` and
+/// `i128`, for which `core` has no stable atomic type (calling `as_core` on an
+/// `Atomic<u128, S>` is a compile error naming this trait). Sealed.
+///
+/// ```
+/// use scoped_atomics::{Atomic, AtomicCoreInterop, Device, Ordering, Scope};
+///
+/// fn core_view<T: AtomicCoreInterop, S: Scope>(a: &Atomic<T, S>) -> &T::Core {
+///     a.as_core()
+/// }
+///
+/// let a = Atomic::<u32, Device>::new(1);
+/// core_view(&a).store(2, Ordering::Relaxed); // a `&core::sync::atomic::AtomicU32`
+/// assert_eq!(a.load(Ordering::Relaxed), 2);
+/// ```
+///
+/// `u128` has no `core` view (`core::sync::atomic::AtomicU128` is unstable):
+///
+/// ```compile_fail,E0599
+/// use scoped_atomics::{Atomic, Device};
+/// let wide = Atomic::<u128, Device>::new(1);
+/// let _ = wide.as_core(); // error: `u128: AtomicCoreInterop` is not satisfied
+/// ```
+pub trait AtomicCoreInterop: AtomicPrimitive {
+    /// The `core::sync::atomic` type of the same width: `AtomicU32` for `u32` and `f32`,
+    /// `AtomicBool` for `bool`, `AtomicPtr<U>` for `*mut U`; what
+    /// [`Atomic::as_core`](crate::Atomic::as_core) returns on the host.
+    type Core;
 }
 
 /// The value types with atomic `fetch_add`, `fetch_sub`, `fetch_min` and `fetch_max`: every
@@ -159,8 +202,43 @@ pub trait AtomicBitwise: AtomicPrimitive {
     fn raw_fetch_xor<S: Scope>(storage: &Self::Storage, value: Self, order: Ordering) -> Self;
 }
 
-/// The integers `u8` … `u64`, `i8` … `i64`, `usize`, `isize`: [`AtomicArithmetic`] (wrapping)
+/// The integers `u8` … `u128`, `i8` … `i128`, `usize`, `isize`: [`AtomicArithmetic`] (wrapping)
 /// and [`AtomicBitwise`]. Sealed.
+///
+/// # 128-bit integers
+///
+/// `Atomic<u128, S>` and `Atomic<i128, S>` have every method the 64-bit integers have except the
+/// reductions (`add`, `or`, …: PTX has no 128-bit `red`) and `as_core` (`core` has no stable
+/// 128-bit atomic). Where they run:
+///
+/// * host: `portable_atomic::AtomicU128`, lock-free where the CPU has a 128-bit compare-and-swap
+///   (x86_64 with `cmpxchg16b`, detected at run time; aarch64; …), with portable-atomic's locks
+///   elsewhere; [`Atomic::is_lock_free`](crate::Atomic::is_lock_free) says which.
+/// * device: `load` and `store` are `ld`/`st` `.b128` (PTX ISA 8.3 on sm_70 or newer; PTX ISA
+///   8.4 at the `System` scope); `swap` is `atom.exch.b128`, `compare_exchange` is
+///   `atom.cas.b128`, and `fetch_add`, `fetch_and`, `fetch_max`, … are `atom.cas.b128` loops
+///   (sm_90 with PTX ISA 8.3, 8.4 at the `System` scope). Every sequence follows the ABI
+///   table as the 64-bit operations do. Build with e.g. `-C target-cpu=sm_90 -C
+///   target-feature=+ptx84`; on a target without them, using an operation is a compile-time
+///   error that names what it needs.
+/// * `--cfg loom`: the mirror models them like every other value.
+///
+/// ```
+/// use scoped_atomics::{Atomic, Device, Ordering};
+///
+/// // A 128-bit "version + value" word that is updated as one.
+/// let slot = Atomic::<u128, Device>::new(0);
+/// let publish = |value: u64| {
+///     slot.fetch_update(Ordering::AcqRel, Ordering::Acquire, |old| {
+///         let version = (old >> 64) as u64 + 1;
+///         Some((u128::from(version) << 64) | u128::from(value))
+///     })
+/// };
+/// publish(7).unwrap();
+/// publish(9).unwrap();
+/// assert_eq!(slot.load(Ordering::Acquire), (2 << 64) | 9);
+/// assert_eq!(Atomic::<i128, Device>::new(-1).fetch_add(1 << 100, Ordering::Relaxed), -1);
+/// ```
 ///
 /// ```
 /// use scoped_atomics::{Atomic, AtomicInteger, Block, Ordering, Scope};
@@ -267,12 +345,19 @@ pub trait AtomicIntegerReduce: AtomicReduce + AtomicInteger {
 /// `AtomicPrimitive` for each value type: `$storage` is its backend storage, `|$v| $bits` its
 /// bits as the storage holds them and `|$b| $value` the way back.
 macro_rules! primitives {
-    ($($t:ty => $storage:ident, $default:expr, |$v:ident| $bits:expr, |$b:ident| $value:expr;)*) => {$(
+    ($($t:ty => $storage:ident, $default:expr, |$v:ident| $bits:expr, |$b:ident| $value:expr
+        $(, lock_free: $always:expr, $now:expr)?;)*) => {$(
         impl sealed::Sealed for $t {}
         impl AtomicPrimitive for $t {
             type Storage = Storage::$storage;
-            type Core = core_storage::$storage;
             const DEFAULT: Self = $default;
+            $(
+                const ALWAYS_LOCK_FREE: bool = $always;
+                #[inline(always)]
+                fn is_lock_free() -> bool {
+                    $now
+                }
+            )?
             #[inline(always)]
             fn same_bits(self, other: Self) -> bool {
                 let bits = |$v: $t| $bits;
@@ -313,12 +398,65 @@ primitives! {
     f64 => F64, 0.0, |v| v.to_bits(), |bits| f64::from_bits(bits);
     f16 => F16, f16::ZERO, |v| v.to_bits(), |bits| f16::from_bits(bits);
     bf16 => Bf16, bf16::ZERO, |v| v.to_bits(), |bits| bf16::from_bits(bits);
+    u128 => U128, 0, |v| v, |v| v, lock_free: wide_lock_free::ALWAYS_U128, wide_lock_free::u128_now();
+    i128 => I128, 0, |v| v, |v| v, lock_free: wide_lock_free::ALWAYS_I128, wide_lock_free::i128_now();
+}
+
+/// Lock-freedom of the 128-bit atomics: on the host portable-atomic's answer (it asks the CPU);
+/// on the device (`atom.cas.b128`) and under loom always.
+mod wide_lock_free {
+    #[cfg(not(any(target_arch = "nvptx64", loom)))]
+    mod answer {
+        use portable_atomic::{AtomicI128, AtomicU128};
+        pub(crate) const ALWAYS_U128: bool = AtomicU128::is_always_lock_free();
+        pub(crate) const ALWAYS_I128: bool = AtomicI128::is_always_lock_free();
+        #[inline]
+        pub(crate) fn u128_now() -> bool {
+            AtomicU128::is_lock_free()
+        }
+        #[inline]
+        pub(crate) fn i128_now() -> bool {
+            AtomicI128::is_lock_free()
+        }
+    }
+    #[cfg(any(target_arch = "nvptx64", loom))]
+    mod answer {
+        pub(crate) const ALWAYS_U128: bool = true;
+        pub(crate) const ALWAYS_I128: bool = true;
+        #[inline(always)]
+        pub(crate) fn u128_now() -> bool {
+            true
+        }
+        #[inline(always)]
+        pub(crate) fn i128_now() -> bool {
+            true
+        }
+    }
+    pub(super) use answer::*;
+}
+
+/// `AtomicCoreInterop` for each value type with a `core::sync::atomic` counterpart.
+macro_rules! core_interop {
+    ($($t:ty => $storage:ident),*) => {$(
+        impl AtomicCoreInterop for $t {
+            type Core = core_storage::$storage;
+        }
+    )*};
+}
+
+core_interop! {
+    bool => Bool, u8 => U8, i8 => I8, u16 => U16, i16 => I16, u32 => U32, i32 => I32,
+    u64 => U64, i64 => I64, usize => Usize, isize => Isize, f32 => F32, f64 => F64,
+    f16 => F16, bf16 => Bf16
+}
+
+impl<U> AtomicCoreInterop for *mut U {
+    type Core = core_storage::Ptr<U>;
 }
 
 impl<U> sealed::Sealed for *mut U {}
 impl<U> AtomicPrimitive for *mut U {
     type Storage = Storage::Ptr<U>;
-    type Core = core_storage::Ptr<U>;
     const DEFAULT: Self = core::ptr::null_mut();
     #[inline(always)]
     fn same_bits(self, other: Self) -> bool {
@@ -355,7 +493,7 @@ macro_rules! forward {
     };
 }
 
-forward! { AtomicArithmetic via RawInt for u8, i8, u16, i16, u32, i32, u64, i64, usize, isize: {
+forward! { AtomicArithmetic via RawInt for u8, i8, u16, i16, u32, i32, u64, i64, u128, i128, usize, isize: {
     raw_fetch_add => fetch_add -> Self, raw_fetch_sub => fetch_sub -> Self,
     raw_fetch_min => fetch_min -> Self, raw_fetch_max => fetch_max -> Self
 }}
@@ -363,7 +501,7 @@ forward! { AtomicArithmetic via RawFloat for f32, f64, f16, bf16: {
     raw_fetch_add => fetch_add -> Self, raw_fetch_sub => fetch_sub -> Self,
     raw_fetch_min => fetch_min -> Self, raw_fetch_max => fetch_max -> Self
 }}
-forward! { AtomicBitwise via RawInt for u8, i8, u16, i16, u32, i32, u64, i64, usize, isize: {
+forward! { AtomicBitwise via RawInt for u8, i8, u16, i16, u32, i32, u64, i64, u128, i128, usize, isize: {
     raw_fetch_and => fetch_and -> Self, raw_fetch_nand => fetch_nand -> Self,
     raw_fetch_or => fetch_or -> Self, raw_fetch_xor => fetch_xor -> Self
 }}
@@ -397,5 +535,5 @@ impl AtomicBitwise for bool {
 macro_rules! markers {
     ($marker:ident: $($t:ty),*) => {$( impl $marker for $t {} )*};
 }
-markers! { AtomicInteger: u8, i8, u16, i16, u32, i32, u64, i64, usize, isize }
+markers! { AtomicInteger: u8, i8, u16, i16, u32, i32, u64, i64, u128, i128, usize, isize }
 markers! { AtomicFloat: f32, f64, f16, bf16 }

@@ -34,6 +34,12 @@ generic_aliases! {
     AtomicU64 = u64, "0";
     /// `Atomic<i64, S>`.
     AtomicI64 = i64, "0";
+    /// `Atomic<u128, S>` (see [`AtomicInteger`](crate::AtomicInteger) for where 128-bit atomics
+    /// run).
+    AtomicU128 = u128, "0";
+    /// `Atomic<i128, S>` (see [`AtomicInteger`](crate::AtomicInteger) for where 128-bit atomics
+    /// run).
+    AtomicI128 = i128, "0";
     /// `Atomic<usize, S>`.
     AtomicUsize = usize, "0";
     /// `Atomic<isize, S>`.
@@ -64,6 +70,7 @@ macro_rules! scope_module {
                 AtomicBool = bool, "false"; AtomicU8 = u8, "0"; AtomicI8 = i8, "0";
                 AtomicU16 = u16, "0"; AtomicI16 = i16, "0"; AtomicU32 = u32, "0";
                 AtomicI32 = i32, "0"; AtomicU64 = u64, "0"; AtomicI64 = i64, "0";
+                AtomicU128 = u128, "0"; AtomicI128 = i128, "0";
                 AtomicUsize = usize, "0"; AtomicIsize = isize, "0"; AtomicF32 = f32, "0.0";
                 AtomicF64 = f64, "0.0";
             );

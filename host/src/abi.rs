@@ -9,7 +9,8 @@
 //! system → `.sys`; a thread-scope fence emits nothing):
 //!
 //! * width: `bool`/`u8`/`i8` → the containing aligned 32-bit word (`.b32`); 16-bit → `.b16`;
-//!   32-bit → `.b32`; 64-bit and pointers → `.b64`.
+//!   32-bit → `.b32`; 64-bit and pointers → `.b64`; 128-bit → `.b128` (probed only where the
+//!   target has it: sm_90 with PTX ISA 8.3 or newer, see [`Target::has_b128_atomics`]).
 //! * `load`: `ld.<sem>.S.bN`. `store`: `st.<sem>.S.bN`; bytes: a CAS loop with the store row.
 //! * `swap`: `atom.<sem>.S.exch.b32|b64`; 16-bit and bytes: a CAS loop.
 //! * `compare_exchange`: the rmw row of the join of (success, failure); `atom.<sem>.S.cas.bN`;
@@ -19,6 +20,8 @@
 //!   8-bit ints: `and`/`or`/`xor` one `.b32` atom on the word, the rest CAS loops. `bool`:
 //!   `and`/`or`/`xor`/`not` (`xor`) one `.b32` atom, `nand` a CAS loop. Floats: `add`/`sub` →
 //!   `.add.f32|f64`, `min`/`max` CAS loops. Pointers: `fetch_ptr_*`/`fetch_byte_*` → `.add.u64`.
+//!   128-bit ints: `swap` → `.exch.b128`, `compare_exchange` → `.cas.b128`, every `fetch_*` a
+//!   CAS loop (PTX has no 128-bit arithmetic or bitwise `atom`), no reductions.
 //! * reductions: `red.<sem>.S.<op>`, `sub` as `add`.
 //! * a CAS loop with row (fence_sc?, sem): optionally `fence.sc.S`, `ld.relaxed.S.bN`, then in
 //!   a loop (a label after the `ld`, a conditional backward branch to it after the `atom`)
@@ -329,15 +332,18 @@ pub enum Width {
     B16,
     B32,
     B64,
+    /// `u128`/`i128`: `.b128` registers, packed from and unpacked to two `.b64` halves.
+    B128,
 }
 
 impl Width {
-    /// `b32` for bytes (the word), else `b16`/`b32`/`b64`.
+    /// `b32` for bytes (the word), else `b16`/`b32`/`b64`/`b128`.
     pub fn bits(self) -> &'static str {
         match self {
             Width::Byte | Width::B32 => "b32",
             Width::B16 => "b16",
             Width::B64 => "b64",
+            Width::B128 => "b128",
         }
     }
 
@@ -367,6 +373,9 @@ pub enum Ty {
     /// `half::bf16`: 16 bits; `atom.add.noftz.bf16` from sm_90.
     Bf16,
     Ptr,
+    /// 128 bits: probed only on targets with `.b128` atomics.
+    U128,
+    I128,
     /// `AtomicFlag`: a 32-bit word; probed only for its own operations (`FLAG_OPS`).
     Flag,
 }
@@ -411,7 +420,7 @@ pub const FLAG_OPS: [(&str, Operation); 3] = [
 
 impl Ty {
     /// The value types of `Atomic<T, S>` (not `Flag`, which has its own operations).
-    pub const ALL: [Ty; 16] = [
+    pub const ALL: [Ty; 18] = [
         Ty::Bool,
         Ty::U8,
         Ty::I8,
@@ -427,6 +436,8 @@ impl Ty {
         Ty::F64,
         Ty::F16,
         Ty::Bf16,
+        Ty::U128,
+        Ty::I128,
         Ty::Ptr,
     ];
 
@@ -449,6 +460,8 @@ impl Ty {
             Ty::F16 => "f16",
             Ty::Bf16 => "bf16",
             Ty::Ptr => "ptr",
+            Ty::U128 => "u128",
+            Ty::I128 => "i128",
             Ty::Flag => "flag",
         }
     }
@@ -458,12 +471,16 @@ impl Ty {
             Ty::Bool | Ty::U8 | Ty::I8 => Width::Byte,
             Ty::U16 | Ty::I16 | Ty::F16 | Ty::Bf16 => Width::B16,
             Ty::U32 | Ty::I32 | Ty::F32 | Ty::Flag => Width::B32,
+            Ty::U128 | Ty::I128 => Width::B128,
             _ => Width::B64,
         }
     }
 
     fn signed(self) -> bool {
-        matches!(self, Ty::I8 | Ty::I16 | Ty::I32 | Ty::I64 | Ty::Isize)
+        matches!(
+            self,
+            Ty::I8 | Ty::I16 | Ty::I32 | Ty::I64 | Ty::Isize | Ty::I128
+        )
     }
 
     fn float(self) -> bool {
@@ -558,6 +575,9 @@ pub fn probes(target: Target) -> Vec<Probe> {
             });
         };
         for ty in Ty::ALL {
+            if ty.width() == Width::B128 && !target.has_b128_atomics() {
+                continue;
+            }
             let t = Some(ty);
             for o in orders(Operation::Load) {
                 push(ProbeOp::Load, t, o, o.name().into());
@@ -619,6 +639,8 @@ pub enum LoopReason {
     FloatMinMax,
     /// `bf16` add/sub (and their reductions) before sm_90: no `atom.add.noftz.bf16`.
     Bf16Add,
+    /// 128-bit arithmetic and bitwise rmw: only `atom.cas.b128` (and `atom.exch.b128`) exist.
+    WideRmw,
 }
 
 impl LoopReason {
@@ -633,6 +655,7 @@ impl LoopReason {
             LoopReason::Nand => "32/64-bit fetch_nand (no atom.nand)",
             LoopReason::FloatMinMax => "float fetch_min/max (NaN semantics)",
             LoopReason::Bf16Add => "bf16 add/sub before sm_90 (no atom.add.noftz.bf16)",
+            LoopReason::WideRmw => "128-bit fetch_* (only atom.cas.b128)",
         }
     }
 }
@@ -769,6 +792,7 @@ pub fn expected(probe: &Probe, table: &AbiTable, target: Target) -> Expected {
                 (Ty::Bf16, _) if !has_bf16_add => cas_loop(rmw, scope, width, LoopReason::Bf16Add),
                 (Ty::F16 | Ty::Bf16, _) => single(rmw, scope, &op_suffix(op, ty, width)),
                 (_, Width::B16) => cas_loop(rmw, scope, width, LoopReason::HalfRmw),
+                (_, Width::B128) => cas_loop(rmw, scope, width, LoopReason::WideRmw),
                 (_, _) if op == "nand" => cas_loop(rmw, scope, width, LoopReason::Nand),
                 (Ty::F32 | Ty::F64, _) if matches!(op, "min" | "max") => {
                     cas_loop(rmw, scope, width, LoopReason::FloatMinMax)
@@ -1015,7 +1039,9 @@ mod tests {
         assert_eq!(probes(Target::Sm70).len(), 4284);
         assert_eq!(probes(Target::Sm80).len(), 4284);
         assert_eq!(probes(Target::Sm90).len(), 5355);
-        assert_eq!(probes(Target::Sm90Ptx86).len(), 5355);
+        // sm_90 + PTX 8.6 adds the 128-bit probes: 66 per type and scope (3 load, 3 store,
+        // 5 swap, 40 fetch_*, 15 compare_exchange) for u128 and i128.
+        assert_eq!(probes(Target::Sm90Ptx86).len(), 5355 + 2 * 66 * 5);
         let mut names: Vec<_> = probes(Target::Sm90).into_iter().map(|p| p.name).collect();
         names.sort();
         names.dedup();
@@ -1144,6 +1170,45 @@ mod tests {
             probes(Target::Sm80)
                 .iter()
                 .all(|p| p.scope != Scope::Cluster)
+        );
+    }
+
+    #[test]
+    fn wide_probes_only_where_the_target_has_b128() {
+        for t in [Target::Sm70, Target::Sm80, Target::Sm90] {
+            assert!(probes(t).iter().all(|p| p.ty != Some(Ty::U128)), "{t}");
+        }
+        let t = Target::Sm90Ptx86;
+        assert_eq!(
+            ins(t, "load__u128__acquire__device"),
+            ["ld.acquire.gpu.b128"]
+        );
+        assert_eq!(
+            ins(t, "store__i128__seq_cst__system"),
+            ["fence.sc.sys", "st.relaxed.sys.b128"]
+        );
+        assert_eq!(
+            ins(t, "swap__u128__acq_rel__cluster"),
+            ["atom.acq_rel.cluster.exch.b128"]
+        );
+        assert_eq!(
+            ins(t, "compare_exchange__i128__release_acquire__block"),
+            ["atom.acq_rel.cta.cas.b128"]
+        );
+        let e = exp(t, "fetch_max__i128__seq_cst__thread");
+        assert_eq!(
+            e.instructions,
+            [
+                "fence.sc.cta",
+                "ld.relaxed.cta.b128",
+                "atom.acquire.cta.cas.b128"
+            ]
+        );
+        assert_eq!(e.cas_loop, Some(LoopReason::WideRmw));
+        assert!(
+            probes(t)
+                .iter()
+                .all(|p| !(p.ty == Some(Ty::U128) && matches!(p.op, ProbeOp::Reduce(_))))
         );
     }
 

@@ -276,6 +276,13 @@ impl Target {
     pub fn has_split_fences(self) -> bool {
         matches!(self, Target::Sm90Ptx86)
     }
+
+    /// Whether the 128-bit atomics (and so the `u128`/`i128` probes) exist: `ld`/`st` `.b128`
+    /// need PTX ISA 8.3, `atom.cas.b128`/`atom.exch.b128` sm_90 with PTX ISA 8.3, and `.b128` at
+    /// `.sys` PTX ISA 8.4; of the four targets only sm_90 with PTX ISA 8.6 has them.
+    pub fn has_b128_atomics(self) -> bool {
+        matches!(self, Target::Sm90Ptx86)
+    }
 }
 
 impl fmt::Display for Target {
@@ -1105,5 +1112,6 @@ ptxas info    : Used 6 registers, used 0 barriers, 372 bytes cmem[0]
         }
         assert!(Target::Sm90.has_cluster_scope() && !Target::Sm80.has_cluster_scope());
         assert!(Target::Sm90Ptx86.has_split_fences() && !Target::Sm90.has_split_fences());
+        assert!(Target::Sm90Ptx86.has_b128_atomics() && !Target::Sm90.has_b128_atomics());
     }
 }

@@ -58,6 +58,7 @@ fn size_of(ty: &str) -> usize {
         "bool" | "u8" | "i8" => 1,
         "u16" | "i16" | "f16" | "bf16" => 2,
         "u32" | "i32" | "f32" | "flag" => 4,
+        "u128" | "i128" => 16,
         _ => 8,
     }
 }
@@ -141,6 +142,32 @@ macro_rules! float_type {
         }
         Ok(())
     }};
+}
+
+/// The host backend's effect of `op` on the 128-bit location at `mem` (`portable-atomic` on the
+/// host), run on a 16-byte aligned copy.
+fn reference_wide(
+    ty: &str,
+    op: &str,
+    mem: *mut u8,
+    v: u128,
+    w: u128,
+    (s, f): (Ordering, Ordering),
+) -> Result<(), String> {
+    #[repr(align(16))]
+    struct Cell([u8; 16]);
+    let mut cell = Cell([0; 16]);
+    // SAFETY: `mem` holds 16 readable and writable bytes (the buffer is 16 bytes, offset 0).
+    unsafe { std::ptr::copy_nonoverlapping(mem, cell.0.as_mut_ptr(), 16) };
+    let p = cell.0.as_mut_ptr();
+    let result = (|| match ty {
+        "u128" => int_type!(u128, p, op, v, w, s, f),
+        "i128" => int_type!(i128, p, op, v, w, s, f),
+        other => Err(format!("type {other}")),
+    })();
+    // SAFETY: as above.
+    unsafe { std::ptr::copy_nonoverlapping(cell.0.as_ptr(), mem, 16) };
+    result
 }
 
 /// The host backend's effect of `op` on the location at `mem`.
@@ -264,11 +291,23 @@ fn run_target(target: Target, seed: u64) -> Option<(usize, Vec<String>, Cases)> 
         }
         let (op, ty, order) = (parts[0], parts[1], parts[2]);
         let size = size_of(ty);
-        let off = (rng.next() as usize % (8 / size)) * size;
+        let slot = rng.next() as usize;
+        // A 128-bit location is the whole 16-byte buffer.
+        let off = if size == 16 {
+            0
+        } else {
+            (slot % (8 / size)) * size
+        };
         let mut init = [rng.next(), rng.next()];
         let mut v = rng.next();
         let mut w = rng.next();
         let n = rng.next() % 4096;
+        // The high halves of 128-bit operands.
+        let (mut v_hi, w_hi) = if size == 16 {
+            (rng.next(), rng.next())
+        } else {
+            (0, 0)
+        };
         if ty == "bool" {
             // A bool location holds 0 or 1; its word's other bytes stay random.
             let bytes: &mut [u8; 16] = bytemuck_mut(&mut init);
@@ -278,11 +317,16 @@ fn run_target(target: Target, seed: u64) -> Option<(usize, Vec<String>, Cases)> 
         }
         if op == "compare_exchange" && rng.next().is_multiple_of(2) {
             // Half the time the expected value matches: the success path.
-            let bytes: &[u8; 16] = bytemuck_ref(&init);
-            let mut cur = [0u8; 8];
-            cur[..size].copy_from_slice(&bytes[off..off + size]);
-            v = u64::from_le_bytes(cur);
+            if size == 16 {
+                (v, v_hi) = (init[0], init[1]);
+            } else {
+                let bytes: &[u8; 16] = bytemuck_ref(&init);
+                let mut cur = [0u8; 8];
+                cur[..size].copy_from_slice(&bytes[off..off + size]);
+                v = u64::from_le_bytes(cur);
+            }
         }
+        let wide = |lo: u64, hi: u64| (u128::from(hi) << 64) | u128::from(lo);
         if size < 8 {
             w &= (1u64 << (size * 8)) - 1;
             v &= (1u64 << (size * 8)) - 1;
@@ -291,23 +335,34 @@ fn run_target(target: Target, seed: u64) -> Option<(usize, Vec<String>, Cases)> 
         let orders = orders(op, order);
         // SAFETY: `expected` is 16 aligned bytes; `off` is in bounds and aligned to `size`.
         let at = unsafe { expected.as_mut_ptr().cast::<u8>().add(off) };
-        if let Err(what) = reference(ty, op, at, v, w, n, orders) {
+        let result = if size == 16 {
+            reference_wide(ty, op, at, wide(v, v_hi), wide(w, w_hi), orders)
+        } else {
+            reference(ty, op, at, v, w, n, orders)
+        };
+        if let Err(what) = result {
             failures.push(format!(
                 "{target} {name}: the test has no reference for {what}"
             ));
             continue;
         }
-        let value = |x: u64| match size {
+        let value = |x: u64, hi: u64| match size {
             1 => Arg::U8(x as u8),
             2 => Arg::U16(x as u16),
             4 => Arg::U32(x as u32),
+            16 => Arg::U128(wide(x, hi)),
             _ => Arg::U64(x),
         };
         // An `AtomicFlag` probe takes only the flag's address.
         let args = if ty == "flag" {
             vec![Arg::Ptr(0, off as u64)]
         } else {
-            vec![Arg::Ptr(0, off as u64), value(v), value(w), Arg::U64(n)]
+            vec![
+                Arg::Ptr(0, off as u64),
+                value(v, v_hi),
+                value(w, w_hi),
+                Arg::U64(n),
+            ]
         };
         let mut launch = Launch::new([1; 3], [1; 3], args);
         launch.buffers = vec![bytemuck_ref(&init).to_vec()];
@@ -336,7 +391,7 @@ fn run_target(target: Target, seed: u64) -> Option<(usize, Vec<String>, Cases)> 
             || same_nan(ty, got, bytemuck_ref(&expected), off);
         if !out.completed || !same {
             failures.push(format!(
-                "{target} {name}: offset {off}, init {:02x?}, v {v:#x}, w {w:#x}, n {n}: simulator {:02x?} {:?}, host {:02x?}",
+                "{target} {name}: offset {off}, init {:02x?}, v {v:#x} (high {v_hi:#x}), w {w:#x} (high {w_hi:#x}), n {n}: simulator {:02x?} {:?}, host {:02x?}",
                 bytemuck_ref(&init),
                 got,
                 out.findings,

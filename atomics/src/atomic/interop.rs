@@ -3,13 +3,16 @@
 //! slice conversions, and views as `core::sync::atomic` types on the host.
 
 use super::Atomic;
-use crate::{AtomicPrimitive, Scope};
+use crate::{AtomicCoreInterop, AtomicPrimitive, Scope};
 
 impl<T: AtomicPrimitive, S: Scope> Atomic<T, S> {
-    /// Whether every operation on this type is lock-free on this target (libcu++'s
-    /// `is_always_lock_free`). True for every value type on every backend: each is a
-    /// `core::sync::atomic` type on the host (which `core` provides only where it is lock-free),
-    /// and native PTX atomics or compare-and-swap loops on them on the device.
+    /// Whether every operation on this type is lock-free on every machine this build runs on
+    /// (libcu++'s `is_always_lock_free`). True for every value type on the device (native PTX
+    /// atomics or compare-and-swap loops on them) and under loom; on the host true for every
+    /// value type up to 64 bits (`core::sync::atomic` types, which `core` provides only where
+    /// they are lock-free), and for `u128`/`i128` only where the build targets a CPU that has a
+    /// 128-bit compare-and-swap (e.g. `-C target-feature=+cmpxchg16b`; otherwise
+    /// [`is_lock_free`](Self::is_lock_free) asks the CPU at run time).
     ///
     /// ```
     /// use scoped_atomics::{Atomic, Device};
@@ -19,21 +22,25 @@ impl<T: AtomicPrimitive, S: Scope> Atomic<T, S> {
     #[inline(always)]
     #[must_use]
     pub const fn is_always_lock_free() -> bool {
-        true
+        T::ALWAYS_LOCK_FREE
     }
 
-    /// Whether the operations on this atomic are lock-free (libcu++'s `is_lock_free()`): the same
-    /// as [`is_always_lock_free`](Self::is_always_lock_free), as no value type here is lock-free
-    /// only at some addresses.
+    /// Whether the operations on this atomic are lock-free on this machine (libcu++'s
+    /// `is_lock_free()`). It differs from [`is_always_lock_free`](Self::is_always_lock_free) only
+    /// for `u128`/`i128` on the host, where the CPU is asked (x86_64 `cmpxchg16b`); no value type
+    /// here is lock-free only at some addresses.
     ///
     /// ```
     /// use scoped_atomics::{Atomic, Block};
     /// assert!(Atomic::<f32, Block>::new(0.0).is_lock_free());
+    /// // `true` on every x86_64 CPU of the last 15 years, and on aarch64.
+    /// let wide = Atomic::<u128, Block>::new(0).is_lock_free();
+    /// assert!(wide || !Atomic::<u128, Block>::is_always_lock_free());
     /// ```
     #[inline(always)]
     #[must_use]
-    pub const fn is_lock_free(&self) -> bool {
-        Self::is_always_lock_free()
+    pub fn is_lock_free(&self) -> bool {
+        T::is_lock_free()
     }
 
     /// The alignment memory must have to be viewed as this atomic ([`AtomicRef::from_ptr`],
@@ -46,11 +53,12 @@ impl<T: AtomicPrimitive, S: Scope> Atomic<T, S> {
     /// use scoped_atomics::{Atomic, Device};
     /// assert_eq!(Atomic::<u64, Device>::required_alignment(), 8);
     /// assert_eq!(Atomic::<bool, Device>::required_alignment(), 1);
+    /// assert_eq!(Atomic::<u128, Device>::required_alignment(), 16);
     /// ```
     #[inline(always)]
     #[must_use]
     pub const fn required_alignment() -> usize {
-        core::mem::align_of::<T::Core>()
+        core::mem::size_of::<T>()
     }
 
     /// The values of a slice of atomics the caller holds exclusively (`core`'s unstable
@@ -70,10 +78,13 @@ impl<T: AtomicPrimitive, S: Scope> Atomic<T, S> {
         // alignment; the exclusive borrow excludes every other access while the result lives.
         unsafe { &mut *(this as *mut [Self] as *mut [T]) }
     }
+}
 
+impl<T: AtomicCoreInterop, S: Scope> Atomic<T, S> {
     /// This atomic as the `core::sync::atomic` type of its width — `AtomicU32` for `u32` (and for
     /// `f32`, as its bits), `AtomicBool` for `bool`, `AtomicPtr<U>` for `*mut U` — to pass it to
-    /// an API that takes `core`'s atomics.
+    /// an API that takes `core`'s atomics. Not for `u128`/`i128`, which have no stable `core`
+    /// counterpart (see [`AtomicCoreInterop`]).
     ///
     /// Host targets only (not `nvptx64`, not `--cfg loom`). There the storage of every `Atomic<T,
     /// S>` *is* that `core` type and the scope changes no instruction, so `core`'s operations on

@@ -33,6 +33,23 @@ impl FnDecoder<'_> {
         let n = self.regs.len() as u32;
         *self.regs.entry(name.to_string()).or_insert(n)
     }
+    /// A `.b128` register: two adjacent slots, the low 64 bits first (`%q`, then `%q+hi`).
+    fn reg128(&mut self, i: &RawInstr, s: &str) -> Result<u32, SimError> {
+        if !s.starts_with('%') {
+            return Err(err(i, format!("`{s}` is not a .b128 register")));
+        }
+        let hi = format!("{s}+hi");
+        match (self.regs.get(s), self.regs.get(&hi)) {
+            (Some(&r), Some(_)) => Ok(r),
+            (None, _) => {
+                let n = self.regs.len() as u32;
+                self.regs.insert(s.to_string(), n);
+                self.regs.insert(hi, n + 1);
+                Ok(n)
+            }
+            (Some(_), None) => Err(err(i, format!("`{s}` used both as .b128 and narrower"))),
+        }
+    }
     fn dst(&mut self, i: &RawInstr, s: &str) -> Result<u32, SimError> {
         if s.starts_with('%') {
             Ok(self.reg(s))
@@ -134,7 +151,12 @@ fn decode_one(d: &mut FnDecoder, i: &RawInstr, at: usize) -> Result<Op, SimError
                     .collect();
                 let mut reg = |s: &str| (s != "_").then(|| d.reg(s));
                 let (lo, hi) = (reg(inner[0]), reg(inner.get(1).copied().unwrap_or("_")));
-                Op::Unpack(ty.bytes, lo, hi, d.src(i, &o[1])?)
+                let src = if ty.bytes == 16 {
+                    Src::Reg(d.reg128(i, &o[1])?)
+                } else {
+                    d.src(i, &o[1])?
+                };
+                Op::Unpack(ty.bytes, lo, hi, src)
             } else if o[1].starts_with('{') {
                 let inner: Vec<&str> = o[1]
                     .trim_matches(|c| c == '{' || c == '}')
@@ -145,7 +167,17 @@ fn decode_one(d: &mut FnDecoder, i: &RawInstr, at: usize) -> Result<Op, SimError
                     return Err(err(i, "only two-element vectors are supported"));
                 }
                 let (lo, hi) = (d.src(i, inner[0])?, d.src(i, inner[1])?);
-                Op::Pack(ty.bytes, d.dst(i, &o[0])?, lo, hi)
+                let dst = if ty.bytes == 16 {
+                    d.reg128(i, &o[0])?
+                } else {
+                    d.dst(i, &o[0])?
+                };
+                Op::Pack(ty.bytes, dst, lo, hi)
+            } else if ty.bytes == 16 {
+                return Err(err(
+                    i,
+                    "only packing and unpacking .b128 registers is supported",
+                ));
             } else {
                 Op::Un(UnOp::Mov, ty, d.dst(i, &o[0])?, d.src(i, &o[1])?)
             }
@@ -174,6 +206,18 @@ fn decode_one(d: &mut FnDecoder, i: &RawInstr, at: usize) -> Result<Op, SimError
             } else {
                 Op::Un(u, ty, d.dst(i, &o[0])?, d.src(i, &o[1])?)
             }
+        }
+        "add" | "sub" | "addc" | "subc" if rest.first() == Some(&"cc") || base.ends_with('c') => {
+            need(i, 3)?;
+            let ty = ty_last.ok_or_else(|| err(i, "no type"))?;
+            if !matches!(ty.bytes, 4 | 8) || ty.kind == Kind::F {
+                return Err(err(i, "carry arithmetic is for 32- and 64-bit integers"));
+            }
+            let (dd, a, bb) = (d.dst(i, &o[0])?, d.src(i, &o[1])?, d.src(i, &o[2])?);
+            let sub = base.starts_with("sub");
+            let carry_in = base.ends_with('c');
+            let carry_out = rest.first() == Some(&"cc");
+            Op::AddC(sub, carry_in, carry_out, ty, dd, a, bb)
         }
         "add" | "sub" | "mul" | "div" | "rem" | "and" | "or" | "xor" | "shl" | "shr" | "min"
         | "max" => {
@@ -332,7 +376,18 @@ fn decode_one(d: &mut FnDecoder, i: &RawInstr, at: usize) -> Result<Op, SimError
         "ld" | "st" if rest.first() == Some(&"param") => {
             need(i, 2)?;
             let ty = ty_last.ok_or_else(|| err(i, "no type"))?;
-            if base == "ld" {
+            if base == "ld" && rest.contains(&"v2") && o[0].starts_with('{') {
+                let inner: Vec<&str> = o[0]
+                    .trim_matches(|c| c == '{' || c == '}')
+                    .split(',')
+                    .map(str::trim)
+                    .collect();
+                if inner.len() != 2 {
+                    return Err(err(i, "a .v2 load needs two registers"));
+                }
+                let (d0, d1) = (d.dst(i, inner[0])?, d.dst(i, inner[1])?);
+                Op::LdParamV2(ty, d0, d1, d.param_slot(i, &o[1])?)
+            } else if base == "ld" {
                 Op::LdParam(ty, d.dst(i, &o[0])?, d.param_slot(i, &o[1])?)
             } else {
                 Op::StParam(ty, d.param_slot(i, &o[0])?, d.src(i, &o[1])?)
@@ -349,24 +404,22 @@ fn decode_one(d: &mut FnDecoder, i: &RawInstr, at: usize) -> Result<Op, SimError
             if q.sem != Sem::Weak && q.scope.is_none() {
                 return Err(err(i, "a strong access needs a scope"));
             }
+            let wide = ty.bytes == 16;
             if base == "ld" {
-                Op::Ld(
-                    q.space,
-                    q.sem,
-                    scope,
-                    ty,
-                    d.dst(i, &o[0])?,
-                    d.addr(i, &o[1])?,
-                )
+                let dst = if wide {
+                    d.reg128(i, &o[0])?
+                } else {
+                    d.dst(i, &o[0])?
+                };
+                Op::Ld(q.space, q.sem, scope, ty, dst, d.addr(i, &o[1])?)
             } else {
-                Op::St(
-                    q.space,
-                    q.sem,
-                    scope,
-                    ty,
-                    d.addr(i, &o[0])?,
-                    d.src(i, &o[1])?,
-                )
+                let a = d.addr(i, &o[0])?;
+                let src = if wide {
+                    Src::Reg(d.reg128(i, &o[1])?)
+                } else {
+                    d.src(i, &o[1])?
+                };
+                Op::St(q.space, q.sem, scope, ty, a, src)
             }
         }
         "atom" | "red" => {
@@ -383,7 +436,22 @@ fn decode_one(d: &mut FnDecoder, i: &RawInstr, at: usize) -> Result<Op, SimError
                 q.sem
             };
             let scope = q.scope.unwrap_or(Scope::Gpu);
-            if base == "atom" {
+            if ty.bytes == 16 {
+                // `atom.cas.b128` / `atom.exch.b128` (sm_90): operands are .b128 registers.
+                if base != "atom" || !matches!(rmw, Rmw::Cas | Rmw::Exch) {
+                    return Err(err(i, "128-bit: only atom.cas and atom.exch exist"));
+                }
+                need(i, if rmw == Rmw::Cas { 4 } else { 3 })?;
+                let dst = d.reg128(i, &o[0])?;
+                let a = d.addr(i, &o[1])?;
+                let b = Src::Reg(d.reg128(i, &o[2])?);
+                let c = if rmw == Rmw::Cas {
+                    Src::Reg(d.reg128(i, &o[3])?)
+                } else {
+                    Src::Imm(0)
+                };
+                Op::Atom(q.space, sem, scope, rmw, ty, Some(dst), a, b, c)
+            } else if base == "atom" {
                 need(i, if rmw == Rmw::Cas { 4 } else { 3 })?;
                 let c = if rmw == Rmw::Cas {
                     d.src(i, &o[3])?

@@ -48,6 +48,8 @@ pub struct Thread {
     /// Recent (address, value) pairs read: a read that repeats one is spinning, not progress.
     pub recent: [(u64, u64); 4],
     pub recent_at: usize,
+    /// `CC.CF`: the carry (for `sub.cc`/`subc`, the borrow) of the last `.cc` instruction.
+    pub carry: bool,
 }
 
 /// What stopped a thread's run.
@@ -175,7 +177,6 @@ impl World<'_> {
                 Loc::Shared(o) => ((1 << 32) | u64::from(cta), o),
                 Loc::Local(_) => return Ok(loc),
             };
-            let mask = (((1u32 << size) - 1) << (off % 8)) as u8;
             let a = Access {
                 tid: t,
                 write,
@@ -183,9 +184,17 @@ impl World<'_> {
                 scope,
                 inst,
             };
-            if let Some(hit) = race.access(area, off / 8, mask, a) {
-                // The access still happens; the scheduler reports the race after the step.
-                self.race_hit.get_or_insert((hit, addr));
+            // A 16-byte (`.b128`) access covers two whole 8-byte granules.
+            let (mask, granules) = if size == 16 {
+                (0xff, 2)
+            } else {
+                ((((1u32 << size) - 1) << (off % 8)) as u8, 1)
+            };
+            for g in 0..granules {
+                if let Some(hit) = race.access(area, off / 8 + g, mask, a) {
+                    // The access still happens; the scheduler reports the race after the step.
+                    self.race_hit.get_or_insert((hit, addr));
+                }
             }
         }
         Ok(loc)
@@ -229,6 +238,19 @@ impl World<'_> {
                 continue;
             }
             match &inst.op {
+                Op::Ld(.., ty, _, _) | Op::St(.., ty, _, _) | Op::Atom(.., ty, _, _, _, _)
+                    if ty.bytes == 16 =>
+                {
+                    match self.wide(th, t, pc, &inst.op) {
+                        Some(event) => return event,
+                        None => continue,
+                    }
+                }
+                Op::Pack(16, ..) | Op::Unpack(16, ..) | Op::LdParamV2(..) | Op::AddC(..) => {
+                    if let Some(event) = self.wide(th, t, pc, &inst.op) {
+                        return event;
+                    }
+                }
                 Op::Un(op, ty, d, a) => {
                     let v = unary(*op, *ty, self.val(th, *a));
                     Self::set(th, *d, v);

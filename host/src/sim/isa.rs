@@ -253,15 +253,22 @@ pub enum Op {
     Cvt(Ty, Ty, u32, Src),
     /// `bfe.type d, a, pos, len`: bit field extract (sign-extended for signed types).
     Bfe(Ty, u32, Src, Src, Src),
-    /// `mov.b64 {lo, hi}, a` (None for `_`) / `mov.b32 {lo, hi}, a`.
+    /// `mov.b64 {lo, hi}, a` (None for `_`) / `mov.b32 {lo, hi}, a`; with 16 bytes,
+    /// `mov.b128 {lo, hi}, %q` (a `.b128` register is two adjacent 64-bit slots, low first).
     Unpack(u8, Option<u32>, Option<u32>, Src),
     Pack(u8, u32, Src, Src),
+    /// The carry chain of multi-word arithmetic (128-bit `fetch_add`/`fetch_sub`):
+    /// `add.cc`/`addc{.cc}`/`sub.cc`/`subc{.cc}`: whether it subtracts, takes `CC.CF` in,
+    /// writes it out.
+    AddC(bool, bool, bool, Ty, u32, Src, Src),
     Cvta(bool, Space, u32, Src),
     Isspacep(Space, u32, Src),
     Ld(Space, Sem, Scope, Ty, u32, Addr),
     St(Space, Sem, Scope, Ty, Addr, Src),
     Atom(Space, Sem, Scope, Rmw, Ty, Option<u32>, Addr, Src, Src),
     LdParam(Ty, u32, u32),
+    /// `ld.param.v2.<ty> {d0, d1}, [param]` (a 128-bit parameter as two 64-bit halves).
+    LdParamV2(Ty, u32, u32, u32),
     StParam(Ty, u32, Src),
     Fence(Sem, Scope),
     /// `bar.sync`/`barrier.sync{.aligned}`: id, thread count, whether `.aligned`.

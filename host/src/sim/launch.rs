@@ -79,6 +79,8 @@ pub enum Arg {
     U32(u32),
     /// A 64-bit parameter.
     U64(u64),
+    /// A 128-bit parameter (`u128`/`i128`: `.param .align 16 .b8 name[16]`), little-endian.
+    U128(u128),
     /// A new global buffer with these contents; its address is passed. It is numbered after
     /// [`Launch::buffers`] and the buffer arguments before it.
     Buffer(Vec<u8>),

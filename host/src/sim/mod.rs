@@ -44,6 +44,7 @@ mod race;
 mod report;
 mod sched;
 mod values;
+mod wide;
 
 use decode::{Callee, Op, Program, Symbol};
 use exec::{Frame, State, Thread, World};
@@ -383,11 +384,23 @@ impl Kernel {
             buffers.push(mem.add_region(&format!("buffer {}", buffers.len()), data.clone()));
         }
         for (k, (arg, &(slot, size))) in launch.args.iter().zip(&info.params).enumerate() {
+            if let Arg::U128(v) = arg {
+                if size != 16 {
+                    return Err(SimError::BadInput(format!(
+                        "argument {k} of kernel `{}`: a 16-byte value for a {size}-byte parameter",
+                        self.name
+                    )));
+                }
+                let at = slot as usize;
+                params[at..at + 16].copy_from_slice(&v.to_le_bytes());
+                continue;
+            }
             let (v, want) = match arg {
                 Arg::U8(v) => (u64::from(*v), 1),
                 Arg::U16(v) => (u64::from(*v), 2),
                 Arg::U32(v) => (u64::from(*v), 4),
                 Arg::U64(v) => (*v, 8),
+                Arg::U128(_) => unreachable!("written above"),
                 Arg::Buffer(data) => {
                     buffer_regions.push(mem.regions.len());
                     let a = mem.add_region(&format!("buffer {}", buffers.len()), data.clone());
@@ -443,6 +456,7 @@ impl Kernel {
                     base: 0,
                     recent: [(u64::MAX, 0); 4],
                     recent_at: 0,
+                    carry: false,
                 });
             }
         }

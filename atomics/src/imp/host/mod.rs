@@ -1,4 +1,5 @@
-//! The host backend: `core::sync::atomic`. On the host the scope changes no machine instruction;
+//! The host backend: `core::sync::atomic` (and `portable_atomic::AtomicU128`/`AtomicI128` for
+//! 128 bits, which `core` does not have on stable). On the host the scope changes no machine instruction;
 //! it stays in every signature so that the loom mirror (`--cfg loom`, in `imp/mirror`) can use it.
 //! `core` checks the orderings itself, with the messages the other backends copy.
 
@@ -91,6 +92,8 @@ raw_int! {
     u8 => storage::U8, i8 => storage::I8, u16 => storage::U16, i16 => storage::I16,
     u32 => storage::U32, i32 => storage::I32, u64 => storage::U64, i64 => storage::I64,
     usize => storage::Usize, isize => storage::Isize,
+    // portable-atomic's, with `core`'s method names, semantics and ordering panics.
+    u128 => storage::U128, i128 => storage::I128,
 }
 
 /// On the host a reduction is the matching `fetch_` operation with its result dropped.

@@ -26,6 +26,10 @@ use std::string::{String, ToString};
 use std::sync::Mutex;
 use std::vec::Vec;
 
+/// The bits of a value as the mirror logs them: wide enough for the widest value type
+/// (`u128`); narrower values are zero-extended.
+pub(crate) type Bits = u128;
+
 /// An operation, for the loom mapping and for messages.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Op {
@@ -76,7 +80,7 @@ pub(crate) enum Read {
 }
 
 struct Write {
-    bits: u64,
+    bits: Bits,
     /// The releases a reader of this write synchronises with: the write's own (a release
     /// operation, or a relaxed write after a release fence) and, for a read-modify-write, those of
     /// the write it read (the release sequence). Empty for the initial value, which
@@ -112,7 +116,7 @@ unsafe impl Send for LocationState {}
 unsafe impl Sync for LocationState {}
 
 impl LocationState {
-    pub(crate) fn new(bits: u64, type_name: &'static str, size: usize, backing: *mut u8) -> Self {
+    pub(crate) fn new(bits: Bits, type_name: &'static str, size: usize, backing: *mut u8) -> Self {
         let initial = Write {
             bits,
             releases: Vec::new(),
@@ -144,12 +148,12 @@ impl LocationState {
     }
 
     /// The value, read without any synchronisation (for `Debug` of a location nobody writes).
-    pub(crate) fn newest_bits(&self) -> u64 {
+    pub(crate) fn newest_bits(&self) -> Bits {
         let log = self.log.lock().unwrap();
         log.writes[log.newest].bits
     }
 
-    pub(crate) fn load(&self, op: Op) -> u64 {
+    pub(crate) fn load(&self, op: Op) -> Bits {
         let me = self.before(&op, Mode::Read);
         let row = super::table::load(op.order);
         if row.fence_sc {
@@ -159,7 +163,7 @@ impl LocationState {
         self.after_read(me, index, &op, read_kind(row.sem))
     }
 
-    pub(crate) fn store(&self, op: Op, bits: u64) {
+    pub(crate) fn store(&self, op: Op, bits: Bits) {
         let me = self.before(&op, Mode::Write);
         let row = super::table::store(op.order);
         if row.fence_sc {
@@ -177,8 +181,8 @@ impl LocationState {
         op: Op,
         row: super::table::Mapped,
         reduction: bool,
-        f: impl FnOnce(u64) -> u64,
-    ) -> u64 {
+        f: impl FnOnce(Bits) -> Bits,
+    ) -> Bits {
         let me = self.before(&op, Mode::Write);
         if row.fence_sc {
             super::scoped_fence(op.scope, Ordering::SeqCst);
@@ -202,9 +206,9 @@ impl LocationState {
         &self,
         op: Op,
         failure: Ordering,
-        current: u64,
-        new: u64,
-    ) -> Result<u64, u64> {
+        current: Bits,
+        new: Bits,
+    ) -> Result<Bits, Bits> {
         let me = self.before(&op, Mode::Write);
         let row = super::table::compare_exchange(op.order, failure);
         if row.fence_sc {
@@ -262,7 +266,7 @@ impl LocationState {
     /// A plain write (`scoped_atomics::plain::write`) of `bits`: logged like a store, but it
     /// releases nothing (a release fence before it forms no release pattern: it is not strong),
     /// and copied to the memory.
-    pub(crate) fn plain_write(&self, op: Op, bits: u64) {
+    pub(crate) fn plain_write(&self, op: Op, bits: Bits) {
         self.before(&op, Mode::Write);
         let index = {
             let mut log = self.log.lock().unwrap();
@@ -385,7 +389,7 @@ impl LocationState {
     }
 
     /// Logs a write by `me` (bits may be filled in later by `rmw`) and returns its index.
-    fn append(&self, me: usize, bits: u64, op: &Op, is_release: bool) -> usize {
+    fn append(&self, me: usize, bits: Bits, op: &Op, is_release: bool) -> usize {
         let release = if is_release {
             Some(Release::Operation)
         } else {
@@ -427,7 +431,7 @@ impl LocationState {
     }
 
     /// After reading the write at `index`: checks or records the synchronisation it carries.
-    fn after_read(&self, me: usize, index: usize, op: &Op, kind: Read) -> u64 {
+    fn after_read(&self, me: usize, index: usize, op: &Op, kind: Read) -> Bits {
         let (bits, releases) = {
             let log = self.log.lock().unwrap();
             let write = &log.writes[index];

@@ -74,7 +74,7 @@ use super::{RawAtomic, RawBool, RawFloat, RawInt, RawIntReduce, RawPtr, RawReduc
 use crate::{Scope, ScopeKind};
 use core::marker::PhantomData;
 use core::sync::atomic::Ordering;
-use location::{LocationState, Op};
+use location::{Bits, LocationState, Op};
 use std::collections::HashMap;
 use std::sync::Mutex;
 
@@ -97,6 +97,8 @@ pub(crate) mod storage {
     pub type I32 = Location<i32>;
     pub type U64 = Location<u64>;
     pub type I64 = Location<i64>;
+    pub type U128 = Location<u128>;
+    pub type I128 = Location<i128>;
     pub type Usize = Location<usize>;
     pub type Isize = Location<isize>;
     pub type F32 = Location<u32>;
@@ -107,21 +109,24 @@ pub(crate) mod storage {
 }
 pub(crate) use storage as Storage;
 
-/// A value as the 64 bits the mirror logs, and the `core` storage type that holds it.
+/// A value as the bits the mirror logs (zero-extended to 128), and the `core` storage type that
+/// holds it.
 pub trait Mirror: Copy {
     type Repr: Mirror;
-    fn to_bits(self) -> u64;
-    fn from_bits(bits: u64) -> Self;
+    fn to_bits(self) -> Bits;
+    fn from_bits(bits: Bits) -> Self;
 }
 
+/// `Mirror` for the types of at most 64 bits: `$to` gives the value's bits as a `u64`, `$from`
+/// takes them back from one.
 macro_rules! mirror {
     ($($t:ty => $repr:ty: |$a:ident| $to:expr, |$b:ident| $from:expr;)*) => {$(
         impl Mirror for $t {
             type Repr = $repr;
             #[inline]
-            fn to_bits(self) -> u64 { let $a = self; $to }
+            fn to_bits(self) -> Bits { let $a = self; Bits::from($to) }
             #[inline]
-            fn from_bits(bits: u64) -> Self { let $b = bits; $from }
+            fn from_bits(bits: Bits) -> Self { let $b = bits as u64; $from }
         }
     )*};
 }
@@ -144,12 +149,36 @@ mirror! {
     half::bf16 => u16: |v| v.to_bits() as u64, |b| half::bf16::from_bits(b as u16);
 }
 
+impl Mirror for u128 {
+    type Repr = u128;
+    #[inline]
+    fn to_bits(self) -> Bits {
+        self
+    }
+    #[inline]
+    fn from_bits(bits: Bits) -> Self {
+        bits
+    }
+}
+
+impl Mirror for i128 {
+    type Repr = i128;
+    #[inline]
+    fn to_bits(self) -> Bits {
+        self as u128
+    }
+    #[inline]
+    fn from_bits(bits: Bits) -> Self {
+        bits as i128
+    }
+}
+
 impl<U> Mirror for *mut U {
     type Repr = *mut U;
-    fn to_bits(self) -> u64 {
-        self.expose_provenance() as u64
+    fn to_bits(self) -> Bits {
+        self.expose_provenance() as Bits
     }
-    fn from_bits(bits: u64) -> Self {
+    fn from_bits(bits: Bits) -> Self {
         core::ptr::with_exposed_provenance_mut(bits as usize)
     }
 }
@@ -303,7 +332,9 @@ macro_rules! mirror_int {
     )*};
 }
 
-mirror_int!(u8, i8, u16, i16, u32, i32, u64, i64, usize, isize);
+mirror_int!(
+    u8, i8, u16, i16, u32, i32, u64, i64, u128, i128, usize, isize
+);
 
 macro_rules! mirror_float {
     ($($t:ty => $repr:ty),*) => {$(
@@ -430,11 +461,11 @@ unsafe fn view_state<'a>(
     ptr: *mut u8,
     size: usize,
     type_name: &'static str,
-    initial: impl Fn() -> u64,
+    initial: impl Fn() -> Bits,
 ) -> &'a LocationState {
     assert!(
-        size <= 8,
-        "scoped-atomics loom mirror: `{type_name}` is wider than the 64 bits the mirror logs"
+        size <= 16,
+        "scoped-atomics loom mirror: `{type_name}` is wider than the 128 bits the mirror logs"
     );
     let mut views = VIEWS.lock().unwrap();
     let fresh = || std::boxed::Box::new(LocationState::new(initial(), type_name, size, ptr));
@@ -470,10 +501,10 @@ pub(crate) unsafe fn plain_access(
     write: Option<u64>,
 ) {
     let initial = || {
-        let mut bytes = [0u8; 8];
-        // SAFETY: the caller's contract (`view_state` rejects `size > 8` first).
+        let mut bytes = [0u8; 16];
+        // SAFETY: the caller's contract (`view_state` rejects `size > 16` first).
         unsafe { core::ptr::copy_nonoverlapping(ptr, bytes.as_mut_ptr(), size) };
-        u64::from_le_bytes(bytes)
+        Bits::from_le_bytes(bytes)
     };
     // SAFETY: the caller's contract; a read changes nothing, a write only `size` bytes.
     let state = unsafe { view_state(ptr, size, type_name, initial) };
@@ -485,7 +516,7 @@ pub(crate) unsafe fn plain_access(
         plain: true,
     };
     match write {
-        Some(bits) => state.plain_write(op("write"), bits),
+        Some(bits) => state.plain_write(op("write"), Bits::from(bits)),
         None => state.plain_read(op("read")),
     }
 }

@@ -6,7 +6,7 @@
 //! orderings of normal code, inlining leaves exactly one. Every `asm!` may read and write memory
 //! (no `nomem`/`readonly`), so it is also a compiler barrier, as the orderings require.
 
-use super::table::{HAS_CLUSTER_SCOPE, Sem};
+use super::table::{HAS_B128_LOAD_STORE, HAS_B128_RMW, HAS_B128_SYSTEM, HAS_CLUSTER_SCOPE, Sem};
 use crate::{Scope, ScopeKind};
 use core::arch::asm;
 use core::marker::PhantomData;
@@ -23,6 +23,46 @@ impl<S: Scope> ScopeAvailable<S> {
          `[target.nvptx64-nvidia-cuda] rustflags` of .cargo/config.toml), not only after `--` \
          of `cargo rustc`, which applies to the last crate alone"
     );
+}
+
+/// Stops, at compile time, a build that uses a 128-bit operation on a target without it:
+/// `ld`/`st` `.b128` need PTX ISA 8.3 (sm_70 or newer), `atom.cas.b128`/`atom.exch.b128` sm_90
+/// with PTX ISA 8.3; at the `.sys` scope every `.b128` form needs PTX ISA 8.4 (ptxas: "`.b128`
+/// with `.sys` requires PTX ISA .version 8.4").
+pub(super) struct Wide128Available<S>(PhantomData<S>);
+
+impl<S: Scope> Wide128Available<S> {
+    const SYSTEM: bool = matches!(S::KIND, ScopeKind::System);
+
+    pub(super) const LOAD_STORE: () = {
+        assert!(
+            HAS_B128_LOAD_STORE,
+            "scoped-atomics: 128-bit atomic load/store (PTX `ld`/`st` `.b128`) needs PTX ISA 8.3 or \
+             newer (sm_70 or newer), and this crate was compiled for an older PTX ISA. Build with \
+             `-C target-feature=+ptx84` (or `+ptx83` without the System scope) in RUSTFLAGS, so \
+             that it reaches every crate of the build"
+        );
+        assert!(
+            !Self::SYSTEM || HAS_B128_SYSTEM,
+            "scoped-atomics: a 128-bit atomic at the System scope (`.b128` with `.sys`) needs PTX \
+             ISA 8.4 or newer: build with `-C target-feature=+ptx84` in RUSTFLAGS"
+        );
+    };
+
+    pub(super) const RMW: () = {
+        assert!(
+            HAS_B128_RMW,
+            "scoped-atomics: 128-bit atomic read-modify-writes (`swap`, `compare_exchange`, \
+             `fetch_*`: PTX `atom.cas.b128`/`atom.exch.b128`) need sm_90 or newer with PTX ISA 8.3, \
+             and this crate was compiled for an older target. Build with `-C target-cpu=sm_90 -C \
+             target-feature=+ptx84` in RUSTFLAGS, so that it reaches every crate of the build"
+        );
+        assert!(
+            !Self::SYSTEM || HAS_B128_SYSTEM,
+            "scoped-atomics: a 128-bit atomic at the System scope (`.b128` with `.sys`) needs PTX \
+             ISA 8.4 or newer: build with `-C target-feature=+ptx84` in RUSTFLAGS"
+        );
+    };
 }
 
 /// Unreachable for the `.sem` values the table produces and the scopes that compile; a trap
@@ -61,7 +101,7 @@ macro_rules! scoped_asm {
     };
 }
 
-/// A location width with strong loads, stores and compare-and-swap: 16, 32 or 64 bits.
+/// A location width with strong loads, stores and compare-and-swap: 16, 32, 64 or 128 bits.
 pub(super) trait Width: Copy + Eq {
     /// `ld.<sem>.S.bN`; `sem` is `Relaxed` or `Acquire`.
     unsafe fn ld<S: Scope>(p: *const Self, sem: Sem) -> Self;
@@ -114,6 +154,118 @@ widths! {
     u16: reg16, "b16";
     u32: reg32, "b32";
     u64: reg64, "b64";
+}
+
+/// 128 bits: Rust's `asm!` has no 128-bit register class on nvptx, so each instruction is a PTX
+/// block `{ .reg .b128 …; … }` that packs the two 64-bit halves into `.b128` registers
+/// (`mov.b128 %q, {lo, hi}`, the first element the low half), runs the one memory instruction and
+/// unpacks the result. The block's leading `{ .reg …; mov …;` travels in the instruction literal of
+/// `scoped_asm!`, which puts the `.sem` and scope qualifiers right after it.
+///
+/// Where the target lacks an instruction, [`Wide128Available`] stops the build first; the `trap`
+/// is never reached.
+impl Width for u128 {
+    #[inline(always)]
+    unsafe fn ld<S: Scope>(p: *const Self, sem: Sem) -> Self {
+        let () = Wide128Available::<S>::LOAD_STORE;
+        #[cfg(target_feature = "ptx83")]
+        {
+            let (lo, hi): (u64, u64);
+            // SAFETY: the caller passes a valid location of 16 bytes, 16-aligned.
+            unsafe {
+                scoped_asm!(S, sem, "{{ .reg .b128 %q_v;\n\tld" [Relaxed "relaxed", Acquire "acquire"],
+                    ".b128 %q_v, [{p}];\n\tmov.b128 {{{lo}, {hi}}}, %q_v;\n\t}}",
+                    (lo = out(reg64) lo, hi = out(reg64) hi, p = in(reg64) p, options(nostack)))
+            };
+            join(lo, hi)
+        }
+        #[cfg(not(target_feature = "ptx83"))]
+        {
+            let _ = (p, sem);
+            trap()
+        }
+    }
+    #[inline(always)]
+    unsafe fn st<S: Scope>(p: *mut Self, value: Self, sem: Sem) {
+        let () = Wide128Available::<S>::LOAD_STORE;
+        #[cfg(target_feature = "ptx83")]
+        {
+            let (lo, hi) = split(value);
+            // SAFETY: as for `ld`.
+            unsafe {
+                scoped_asm!(S, sem, "{{ .reg .b128 %q_v;\n\tmov.b128 %q_v, {{{lo}, {hi}}};\n\tst" [Relaxed "relaxed", Release "release"],
+                    ".b128 [{p}], %q_v;\n\t}}",
+                    (p = in(reg64) p, lo = in(reg64) lo, hi = in(reg64) hi, options(nostack)))
+            }
+        }
+        #[cfg(not(target_feature = "ptx83"))]
+        {
+            let _ = (p, value, sem);
+            trap()
+        }
+    }
+    #[inline(always)]
+    unsafe fn cas<S: Scope>(p: *mut Self, expected: Self, new: Self, sem: Sem) -> Self {
+        let () = Wide128Available::<S>::RMW;
+        #[cfg(all(target_feature = "sm_90", target_feature = "ptx83"))]
+        {
+            let ((e_lo, e_hi), (n_lo, n_hi)) = (split(expected), split(new));
+            let (lo, hi): (u64, u64);
+            // SAFETY: as for `ld`.
+            unsafe {
+                scoped_asm!(S, sem, "{{ .reg .b128 %q_old, %q_cmp, %q_new;\n\tmov.b128 %q_cmp, {{{e_lo}, {e_hi}}};\n\tmov.b128 %q_new, {{{n_lo}, {n_hi}}};\n\tatom"
+                        [Relaxed "relaxed", Acquire "acquire", Release "release", AcqRel "acq_rel"],
+                    ".cas.b128 %q_old, [{p}], %q_cmp, %q_new;\n\tmov.b128 {{{lo}, {hi}}}, %q_old;\n\t}}",
+                    (lo = out(reg64) lo, hi = out(reg64) hi, p = in(reg64) p, e_lo = in(reg64) e_lo,
+                    e_hi = in(reg64) e_hi, n_lo = in(reg64) n_lo, n_hi = in(reg64) n_hi, options(nostack)))
+            };
+            join(lo, hi)
+        }
+        #[cfg(not(all(target_feature = "sm_90", target_feature = "ptx83")))]
+        {
+            let _ = (p, expected, new, sem);
+            trap()
+        }
+    }
+}
+
+/// `atom.<sem>.S.exch.b128`: returns the previous value (sm_90, PTX ISA 8.3).
+#[inline(always)]
+pub(super) unsafe fn atom_exch_b128<S: Scope>(p: *mut u128, value: u128, sem: Sem) -> u128 {
+    let () = Wide128Available::<S>::RMW;
+    #[cfg(all(target_feature = "sm_90", target_feature = "ptx83"))]
+    {
+        let (n_lo, n_hi) = split(value);
+        let (lo, hi): (u64, u64);
+        // SAFETY: the caller passes a valid location of 16 bytes, 16-aligned.
+        unsafe {
+            scoped_asm!(S, sem, "{{ .reg .b128 %q_old, %q_new;\n\tmov.b128 %q_new, {{{n_lo}, {n_hi}}};\n\tatom"
+                    [Relaxed "relaxed", Acquire "acquire", Release "release", AcqRel "acq_rel"],
+                ".exch.b128 %q_old, [{p}], %q_new;\n\tmov.b128 {{{lo}, {hi}}}, %q_old;\n\t}}",
+                (lo = out(reg64) lo, hi = out(reg64) hi, p = in(reg64) p, n_lo = in(reg64) n_lo,
+                n_hi = in(reg64) n_hi, options(nostack)))
+        };
+        join(lo, hi)
+    }
+    #[cfg(not(all(target_feature = "sm_90", target_feature = "ptx83")))]
+    {
+        let _ = (p, value, sem);
+        trap()
+    }
+}
+
+/// The low and high 64 bits of a 128-bit value.
+#[inline(always)]
+#[allow(dead_code)] // unused on targets without `.b128`
+fn split(value: u128) -> (u64, u64) {
+    (value as u64, (value >> 64) as u64)
+}
+
+/// The 128-bit value of two 64-bit halves.
+#[inline(always)]
+#[allow(dead_code)] // unused on targets without `.b128`
+fn join(lo: u64, hi: u64) -> u128 {
+    u128::from(lo) | (u128::from(hi) << 64)
 }
 
 /// `atom.<sem>.S.<op>` returning the previous value, one function per op and type.

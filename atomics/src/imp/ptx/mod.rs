@@ -10,6 +10,9 @@
 //!   which PTX lacks, are compare-and-swap loops.
 //! * 16-bit integers: `ld`/`st`/`atom.cas` `.b16`; every other read-modify-write is an
 //!   `atom.cas.b16` loop (PTX has no 16-bit `atom.exch` or arithmetic).
+//! * 128-bit integers: `ld`/`st` `.b128`, `atom.exch.b128` and `atom.cas.b128`; every other
+//!   read-modify-write is an `atom.cas.b128` loop. A build for a target without them fails at
+//!   compile time where an operation is used (`asm::Wide128Available`).
 //! * 8-bit integers and `bool`: everything goes through the aligned 32-bit word that holds the
 //!   byte, so a location is never accessed at two sizes: loads are `ld.b32` of the word, `and`/`or`/
 //!   `xor` one masked `atom.<op>.b32`, stores and the other read-modify-writes `atom.cas.b32` loops.
@@ -60,6 +63,8 @@ bits! {
     i32 => u32: |v| v as u32, |w| w as i32;
     u64 => u64: |v| v, |w| w;
     i64 => u64: |v| v as u64, |w| w as i64;
+    u128 => u128: |v| v, |w| w;
+    i128 => u128: |v| v as u128, |w| w as i128;
     usize => u64: |v| v as u64, |w| w as usize;
     isize => u64: |v| v as u64, |w| w as isize;
     f32 => u32: |v| v.to_bits(), |w| f32::from_bits(w);
@@ -89,7 +94,7 @@ fn mapped<S: Scope, R>(row: Mapped, op: impl FnOnce(Sem) -> R) -> R {
     op(row.sem)
 }
 
-/// Operations on a location accessed at its own width (16, 32 or 64 bits).
+/// Operations on a location accessed at its own width (16, 32, 64 or 128 bits).
 mod native {
     use super::*;
 

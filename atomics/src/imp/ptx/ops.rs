@@ -91,6 +91,7 @@ raw_atomic!(word atom_exch_b64:
     [] u64 => storage::U64, [] i64 => storage::I64, [] usize => storage::Usize,
     [] isize => storage::Isize, [] f64 => storage::F64, [U] *mut U => storage::Ptr<U>,
 );
+raw_atomic!(word atom_exch_b128: [] u128 => storage::U128, [] i128 => storage::I128);
 raw_atomic!(half: u16 => storage::U16, i16 => storage::I16, half::f16 => storage::F16, half::bf16 => storage::Bf16);
 raw_atomic!(byte: u8 => storage::U8, i8 => storage::I8, bool => storage::Bool);
 
@@ -153,7 +154,7 @@ raw_int_word! {
         red red_add_u64 red_and_b64 red_or_b64 red_xor_b64 red_min_s64 red_max_s64;
 }
 
-/// Integer read-modify-writes of 8- and 16-bit types: compare-and-swap loops at the location's
+/// Integer read-modify-writes of 8-, 16- and 128-bit types: compare-and-swap loops at the location's
 /// own access size, except 8-bit `and`/`or`/`xor`, which are one masked `atom` on the word.
 macro_rules! raw_int_small {
     ($($t:ty => $storage:ty, $via:ident, $and:tt $or:tt $xor:tt;)*) => {$(
@@ -188,6 +189,9 @@ macro_rules! raw_int_small {
 }
 
 raw_int_small! {
+    // 128 bits: PTX has no 128-bit arithmetic or bitwise `atom`; `atom.cas.b128` loops.
+    u128 => storage::U128, native, - - -;
+    i128 => storage::I128, native, - - -;
     u16 => storage::U16, native, - - -;
     i16 => storage::I16, native, - - -;
     u8 => storage::U8, byte, And Or Xor;
