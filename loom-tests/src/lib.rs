@@ -39,6 +39,7 @@
 //! | `tests/mirror_regressions.rs` | bugs of the mirror found by this suite, fixed: each must stay fixed |
 //! | `tests/plain_and_atomic.rs` | one location, plain and atomic (`scoped_atomics::plain` next to `AtomicRef` views): CoRR, CoWR, CoRW and CoWW with one plain access, ordered (exact outcome sets) and racy (reported, naming both operations and threads); kernel shapes — plain init → `sync_threads` / grid `Barrier` / release-acquire → atomic use, plain read of the result — each next to its racy twin; the `count_above` kernel |
 //! | `tests/strict_atomic_ref.rs` | libcu++'s `atomic_ref` rule as the opt-in strict mode (`model::Options`): each program in both modes |
+//! | `tests/wide.rs` | 128-bit atomics: a release compare-exchange on a versioned 128-bit word (the version in the high half, bumped by a carry) publishes plain data at device scope; the same at block scope across blocks is a scope race; `i128` views write all 16 bytes |
 //!
 //! Outcome sets: each litmus test returns its outcome from the model's closure; `outcomes`
 //! collects them across executions (outside the model, since loom re-runs the closure) and
