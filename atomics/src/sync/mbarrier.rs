@@ -80,8 +80,14 @@ pub(super) unsafe fn arrive(object: *const u64) -> u64 {
 /// * if no arrival completed the token's phase yet, it is the current phase: `false`;
 /// * if this arrival (or another one since) completed it, the barrier is in the next phase, and
 ///   the token is of the phase just before: `true`;
-/// * the barrier cannot be two phases further on: the next phase needs this thread's arrival
-///   too (a thread arrives for the next phase only after it saw the current one end).
+/// * the barrier cannot be two phases further on when every participant arrives once per phase
+///   (what the expected count counts): the next phase needs this thread's arrival too, and a
+///   thread arrives for the next phase only after it saw the current one end.
+///
+/// A barrier whose phases can complete without this thread (several threads sharing an
+/// expected count of 1, say) can be two phases on within the few instructions between the
+/// arrive and the `test_wait`; PTX leaves that `test_wait` undefined, as libcu++ leaves a wait on
+/// such a token undefined (the token must be of the current or the preceding phase).
 ///
 /// `true` therefore means exactly "the phase is over", and the `test_wait` that saw it is an
 /// acquire (at CTA scope) of the phase's arrivals, as the `wait` it stands for would be. (The
