@@ -31,7 +31,7 @@
 
 mod check;
 mod expected;
-mod probes;
+mod probe_kernels;
 mod table;
 #[cfg(test)]
 mod tests;
@@ -39,6 +39,6 @@ mod types;
 
 pub use check::{check_items, check_kernel, check_sequence, snapshot_lines, snapshot_lines_of};
 pub use expected::{Expected, LoopReason, expected};
-pub use probes::{Probe, ProbeOp, probes};
+pub use probe_kernels::{Probe, ProbeOp, probes};
 pub use table::{ABI_TABLE, AbiTable, Condition, Operation, Order, Row};
 pub use types::{FLAG_OPS, Scope, Ty, Width};
