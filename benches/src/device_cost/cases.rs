@@ -1,4 +1,4 @@
-//! The cases of the model: value types, scopes, operations and orderings, and the kernel name of each.
+//! The cases of the model: value types, scopes, operations, orderings and each case's kernel name.
 
 /// A value type of the model: the name in kernel names and the C++ type.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,4 +1,4 @@
-//! The libcu++ side: the CUDA C++ kernel of each case (`cuda::atomic_ref`, `cuda::atomic_thread_fence`).
+//! The libcu++ side: each case's CUDA C++ kernel (`cuda::atomic_ref`, `atomic_thread_fence`).
 
 use super::{Case, Kind, SCOPES};
 

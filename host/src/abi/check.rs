@@ -1,4 +1,4 @@
-//! The check of a kernel's memory-model sequence against what its probe must emit, and snapshot lines.
+//! The check of a kernel's memory-model sequence against its probe's expectation; snapshot lines.
 
 use super::Expected;
 use crate::ptx::{Item, Kernel, Normaliser, instructions};

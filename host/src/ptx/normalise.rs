@@ -1,4 +1,4 @@
-//! Renaming registers and labels so that a memory-model sequence is stable across unrelated code changes.
+//! Renaming registers and labels so that a memory-model sequence ignores unrelated code changes.
 
 use super::Item;
 use super::read::squash;

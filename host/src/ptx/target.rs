@@ -1,4 +1,4 @@
-//! The build configurations of the probe kernels: target CPU, PTX ISA, ptxas version and what each has.
+//! The build configurations of the probe kernels: target CPU, PTX ISA, ptxas, what each has.
 
 use std::fmt;
 

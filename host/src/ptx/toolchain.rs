@@ -1,4 +1,4 @@
-//! Finding the tools: the pinned nightly's rustup proxies, `ptxas` from `tools/paths.env`, and a clean environment for them.
+//! Finding the tools (rustup proxies, `ptxas` via `tools/paths.env`) and a clean env for them.
 
 use super::{Error, Result, Target};
 use std::collections::BTreeMap;

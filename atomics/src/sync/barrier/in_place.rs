@@ -1,4 +1,4 @@
-//! A block barrier initialised and invalidated in place (block-shared memory; the hardware `mbarrier` on sm_80+).
+//! A block barrier initialised and invalidated in place (the hardware `mbarrier` on sm_80+).
 
 use super::Barrier;
 #[cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]

@@ -1,4 +1,4 @@
-//! The per-function decoding state: registers, parameters, locals and labels, and operand resolution.
+//! Per-function decoding state (registers, parameters, locals, labels) and operand resolution.
 
 use super::{Addr, SimError, Src, Symbol, float_literal, special};
 use crate::sim::parse::{RawInstr, parse_int};
