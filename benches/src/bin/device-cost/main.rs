@@ -1,0 +1,173 @@
+//! `device-cost`: the static PTX/SASS cost model of scoped-atomics against libcu++ (see
+//! `benches::device_cost`). Not a timing: no GPU is involved.
+//!
+//! ```sh
+//! cargo run -p benches --release --bin device-cost [-- --config sm_80|sm_90|sm_90_ptx86|all] [--summary-only]
+//! ```
+//!
+//! Builds the probe kernels with `scoped_atomics_host::ptx::build_ptx`, generates and compiles the libcu++
+//! kernels with nvcc 13.5, assembles both with ptxas 13.5, disassembles with `cuobjdump -sass`,
+//! prints the per-case comparison and the summary, and writes `target/device-cost/report.md`.
+//! Exit status 2 on bad usage or missing tools (`bash tools/install.sh` installs them), 1 if a
+//! tool fails.
+
+mod cuda_tools;
+mod reasons;
+mod report;
+mod sides;
+
+use cuda_tools::{CudaTools, tool_version};
+use report::report;
+use sides::{Side, libcudacxx_side, our_side};
+
+use benches::device_cost::{self as dc, CONFIGS, Case, Config, ConfigResult, DISCLAIMER};
+use scoped_atomics_host::ptx::{Error, Target, Toolchain};
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs;
+use std::process::ExitCode;
+use std::time::Instant;
+
+const USAGE: &str = "usage: device-cost [--config sm_80|sm_90|sm_90_ptx86|all] [--summary-only]";
+
+fn main() -> ExitCode {
+    let clock = Instant::now();
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut configs: Vec<Config> = CONFIGS.to_vec();
+    let mut summary_only = false;
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--summary-only" => summary_only = true,
+            "--config" => match it.next().map(String::as_str) {
+                Some("all") => configs = CONFIGS.to_vec(),
+                Some(name) if CONFIGS.iter().any(|c| c.name == name) => {
+                    configs = CONFIGS.iter().filter(|c| c.name == name).copied().collect()
+                }
+                _ => {
+                    eprintln!("{USAGE}");
+                    return ExitCode::from(2);
+                }
+            },
+            _ => {
+                eprintln!("{USAGE}");
+                return ExitCode::from(2);
+            }
+        }
+    }
+    match run(&configs, summary_only, clock) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(Error::Missing(e)) => {
+            eprintln!("device-cost: missing: {e} (run `bash tools/install.sh`)");
+            ExitCode::from(2)
+        }
+        Err(Error::Failed(e)) => {
+            eprintln!("device-cost: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(configs: &[Config], summary_only: bool, clock: Instant) -> Result<(), Error> {
+    let tc = Toolchain::discover()?;
+    let cuda = CudaTools::discover(&tc.root)?;
+    let out_dir = tc.root.join("target/device-cost");
+    fs::create_dir_all(&out_dir)
+        .map_err(|e| Error::Failed(format!("{}: {e}", out_dir.display())))?;
+    let cases = dc::cases();
+
+    let mut unsupported = BTreeMap::new();
+    let mut lib_sides: BTreeMap<&'static str, Side> = BTreeMap::new();
+    for config in configs {
+        let arch = config.lib.arch();
+        if !lib_sides.contains_key(arch) {
+            eprintln!("device-cost: libcu++ kernels for {arch} (nvcc, ptxas, cuobjdump)...");
+            let side = libcudacxx_side(&tc, &cuda, &out_dir, &cases, config.lib, &mut unsupported)?;
+            lib_sides.insert(arch, side);
+        }
+    }
+    let cases: Vec<Case> = cases
+        .into_iter()
+        .filter(|c| !unsupported.contains_key(c.ty()))
+        .collect();
+    let names: BTreeSet<&str> = cases.iter().map(|c| c.name.as_str()).collect();
+
+    let mut results = Vec::new();
+    let mut warnings = Vec::new();
+    for config in configs {
+        eprintln!(
+            "device-cost: our probes for {} (build_ptx, ptxas, cuobjdump)...",
+            config.name
+        );
+        let ours = our_side(&tc, &cuda, &out_dir, config, &names)?;
+        let lib = &lib_sides[config.lib.arch()];
+        let rows = dc::compare(&cases, &ours.ptx, &ours.sass, &lib.ptx, &lib.sass)
+            .map_err(Error::Failed)?;
+        for r in &rows {
+            if r.ours.ptx.params != r.lib.ptx.params {
+                warnings.push(format!(
+                    "{} {}: ours has {} parameters, libcu++ {} (the probe signature changed?)",
+                    config.name, r.case.name, r.ours.ptx.params, r.lib.ptx.params
+                ));
+            }
+        }
+        results.push(ConfigResult {
+            config: *config,
+            ptx_versions: (ours.version, lib.version.clone()),
+            rows,
+        });
+    }
+
+    let versions: Vec<String> = results
+        .iter()
+        .map(|r| {
+            format!(
+                "{}: ours PTX ISA {}, libcu++ PTX ISA {}",
+                r.config.name, r.ptx_versions.0, r.ptx_versions.1
+            )
+        })
+        .collect();
+    let header = format!(
+        "Generated by `cargo run -p benches --release --bin device-cost` on {} in {:.0} s.\n\n\
+         * ours: the `gpu-kernels` probe kernels built by `scoped_atomics_host::ptx::build_ptx` with {}; \
+         libcu++: CCCL {} (the headers of CUDA 13.5), `{}`, `nvcc -ptx -std=c++17 -O3 -arch=…`; \
+         both assembled by ptxas ({}) and disassembled by `cuobjdump -sass`.\n\
+         * {}.\n\
+         * Cases: load/store/fetch_add/compare_exchange (strong; C++'s derived failure order)/\
+         swap (`exchange`)/fetch_min × u32/u64/f32/i16/u16/u8 × every valid order × block/device/\
+         system scope, and `atomic_thread_fence` × acquire/release/acq_rel/seq_cst × the three \
+         scopes: {} per configuration. Kernels take `(p, v, w, n)` and discard the result.\n\
+         * Files: `target/device-cost/` (generated `.cu`, both PTX, cubins, `.sass` listings).",
+        benches::summary::format_utc(std::time::SystemTime::now()),
+        clock.elapsed().as_secs_f64(),
+        tc.nightly,
+        cuda.cccl_version(),
+        tool_version(&cuda.nvcc),
+        tool_version(tc.ptxas(Target::Sm90)),
+        versions.join("; "),
+        cases.len(),
+    );
+
+    let full_report = report(&results, &header, &unsupported, true);
+    let path = out_dir.join("report.md");
+    fs::write(&path, &full_report)
+        .map_err(|e| Error::Failed(format!("{}: {e}", path.display())))?;
+    if summary_only {
+        println!("{}", report(&results, &header, &unsupported, false));
+    } else {
+        println!("{full_report}");
+        // The summary again at the end, where a terminal shows it.
+        println!(
+            "## Summary (again)\n\n{DISCLAIMER}\n\n{}",
+            dc::summary_table(&results)
+        );
+    }
+    for w in &warnings {
+        println!("warning: {w}");
+    }
+    println!(
+        "report written to {} ({:.0} s)",
+        path.display(),
+        clock.elapsed().as_secs_f64()
+    );
+    Ok(())
+}

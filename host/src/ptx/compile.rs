@@ -1,0 +1,88 @@
+//! Building the probe kernels (`gpu-kernels`) to PTX with the pinned nightly.
+
+use super::{Error, Result, Target, Toolchain, clean_env};
+use std::ffi::OsString;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// `cmd` as a shell-like line, for error messages.
+pub(super) fn show(cmd: &Command) -> String {
+    let mut s = String::new();
+    for (k, v) in cmd.get_envs() {
+        if let Some(v) = v {
+            s += &format!("{}={:?} ", k.to_string_lossy(), v.to_string_lossy());
+        }
+    }
+    s += &cmd.get_program().to_string_lossy();
+    for a in cmd.get_args() {
+        s.push(' ');
+        s += &a.to_string_lossy();
+    }
+    s
+}
+
+pub(super) fn run(cmd: &mut Command, what: &str) -> Result<Output> {
+    cmd.output()
+        .map_err(|e| Error::Failed(format!("{what}: cannot run `{}`: {e}", show(cmd))))
+}
+
+/// The `cargo rustc` command that builds `gpu-kernels` for `target` and writes its PTX to `out`.
+pub fn build_command(tc: &Toolchain, target: Target, out: &Path) -> Command {
+    let mut cmd = Command::new(&tc.cargo);
+    clean_env(&mut cmd);
+    cmd.current_dir(&tc.root)
+        .env("RUSTFLAGS", target.rustflags())
+        .arg(format!("+{}", tc.nightly))
+        .args(["rustc", "-p", "gpu-kernels", "-Zbuild-std=core"])
+        .args(["--target", "nvptx64-nvidia-cuda", "--release"])
+        .arg("--target-dir")
+        .arg(tc.target_dir(target))
+        .args(["--config", "profile.release.codegen-units=1", "--"]);
+    let mut emit = OsString::from("--emit=asm=");
+    emit.push(out);
+    cmd.arg(emit);
+    cmd
+}
+
+/// Builds the probe kernels for `target` into `target/ptx/<config>/gpu-kernels.ptx` and returns
+/// that path. On failure the error carries the command and cargo's stderr.
+pub fn build_ptx(tc: &Toolchain, target: Target) -> Result<PathBuf> {
+    let dir = tc.target_dir(target);
+    let out = dir.join("gpu-kernels.ptx");
+    for attempt in 0..2 {
+        let mut cmd = build_command(tc, target, &out);
+        let output = run(&mut cmd, "building the PTX")?;
+        if !output.status.success() {
+            return Err(Error::Failed(format!(
+                "building the {target} PTX failed ({}):\n$ {}\n{}",
+                output.status,
+                show(&cmd),
+                String::from_utf8_lossy(&output.stderr)
+            )));
+        }
+        if out.is_file() {
+            return Ok(out);
+        }
+        if attempt == 0 {
+            // Cargo found the build fresh but the PTX was deleted since: forget gpu-kernels'
+            // fingerprint so that rustc runs (and writes it) again.
+            let fingerprints = dir.join("nvptx64-nvidia-cuda/release/.fingerprint");
+            if let Ok(entries) = fs::read_dir(&fingerprints) {
+                for entry in entries.flatten() {
+                    if entry
+                        .file_name()
+                        .to_string_lossy()
+                        .starts_with("gpu-kernels-")
+                    {
+                        let _ = fs::remove_dir_all(entry.path());
+                    }
+                }
+            }
+        }
+    }
+    Err(Error::Failed(format!(
+        "building the {target} PTX succeeded but wrote no {}",
+        out.display()
+    )))
+}
