@@ -3,9 +3,11 @@
 //! `-C target-cpu=sm_90` alone (rustc sets no `ptx78` there). Skipped without the tools, as the
 //! conformance test is; a failure with `CI=true`.
 
-use scoped_atomics_host::ptx::{self, Error, Target, Toolchain};
+mod scratch;
+
+use scoped_atomics_host::ptx::{Target, Toolchain};
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 const KERNEL: &str = r#"#![no_std]
 #![feature(abi_ptx)]
@@ -23,61 +25,19 @@ fn panic(_: &core::panic::PanicInfo) -> ! {
 }
 "#;
 
-/// Writes the scratch crate (its own workspace, depending on `atomics/`) under `target/`.
-fn scratch_crate(root: &Path) -> std::path::PathBuf {
-    let dir = root.join("target/ptx/cluster-gate");
-    std::fs::create_dir_all(dir.join("src")).unwrap();
-    let manifest = format!(
-        "[package]\nname = \"cluster-gate\"\nversion = \"0.0.0\"\nedition = \"2024\"\n\n\
-         [lib]\ncrate-type = [\"rlib\"]\n\n[dependencies]\nscoped-atomics = {{ path = {:?}, default-features = false }}\n\n\
-         [workspace]\n",
-        root.join("atomics")
-    );
-    std::fs::write(dir.join("Cargo.toml"), manifest).unwrap();
-    std::fs::write(dir.join("src/lib.rs"), KERNEL).unwrap();
-    dir
-}
-
+/// Builds the scratch crate at `dir` for `target`, into the conformance build's target directory
+/// (so that its `core` is reused).
 fn build(tc: &Toolchain, dir: &Path, target: Target) -> Output {
-    let mut cmd = Command::new(&tc.cargo);
-    // What an outer cargo set (the toolchain, `--cfg loom`, the target dir) must not leak in.
-    ptx::clean_env(&mut cmd);
-    cmd.current_dir(dir)
-        .env("RUSTFLAGS", target.rustflags())
-        .arg(format!("+{}", tc.nightly))
-        .args([
-            "rustc",
-            "-Zbuild-std=core",
-            "--target",
-            "nvptx64-nvidia-cuda",
-            "--release",
-        ])
-        // The conformance build's target directory and profile, so that its `core` is reused.
-        .arg("--target-dir")
-        .arg(tc.target_dir(target))
-        .args([
-            "--config",
-            "profile.release.codegen-units=1",
-            "--",
-            "--emit=asm",
-        ]);
-    cmd.output().expect("running cargo")
+    let extra = scratch::Extra::default();
+    scratch::build_with(tc, dir, &tc.target_dir(target), &target.rustflags(), extra).0
 }
 
 #[test]
 fn cluster_scope_is_a_compile_error_before_sm_90_and_compiles_on_sm_90() {
-    let tc = match Toolchain::discover() {
-        Ok(tc) => tc,
-        Err(Error::Missing(why)) if std::env::var("CI").is_ok_and(|v| v == "true") => {
-            panic!("cluster_gate: {why}; with CI=true the tools must be installed")
-        }
-        Err(Error::Missing(why)) => {
-            eprintln!("SKIPPED cluster_gate: {why} (run bash tools/install.sh)");
-            return;
-        }
-        Err(e) => panic!("cluster_gate: {e}"),
+    let Some(tc) = scratch::toolchain("cluster_gate") else {
+        return;
     };
-    let dir = scratch_crate(&tc.root);
+    let dir = scratch::crate_dir(&tc, "cluster-gate", ", default-features = false", KERNEL);
 
     let sm80 = build(&tc, &dir, Target::Sm80);
     let stderr = String::from_utf8_lossy(&sm80.stderr);

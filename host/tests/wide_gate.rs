@@ -4,7 +4,9 @@
 //! naming the requirement (as the cluster scope does, `cluster_gate.rs`), and compile where the
 //! target has it. Skipped without the tools, as the conformance test is; a failure with `CI=true`.
 
-use scoped_atomics_host::ptx::{self, Error, Target, Toolchain};
+mod scratch;
+
+use scoped_atomics_host::ptx::{Target, Toolchain};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -32,51 +34,18 @@ fn panic(_: &core::panic::PanicInfo) -> ! {{
     )
 }
 
-/// Writes the scratch crate (its own workspace, depending on `atomics/`) under `target/`.
-fn scratch_crate(root: &Path, source: &str) -> PathBuf {
-    let dir = root.join("target/ptx/wide-gate");
-    std::fs::create_dir_all(dir.join("src")).unwrap();
-    let manifest = format!(
-        "[package]\nname = \"wide-gate\"\nversion = \"0.0.0\"\nedition = \"2024\"\n\n\
-         [lib]\ncrate-type = [\"rlib\"]\n\n[dependencies]\nscoped-atomics = {{ path = {:?}, default-features = false }}\n\n\
-         [workspace]\n",
-        root.join("atomics")
-    );
-    std::fs::write(dir.join("Cargo.toml"), manifest).unwrap();
-    std::fs::write(dir.join("src/lib.rs"), source).unwrap();
-    dir
+/// The scratch crate `wide-gate` (its own workspace, depending on `atomics/`) with `source`.
+fn scratch_crate(tc: &Toolchain, source: &str) -> PathBuf {
+    scratch::crate_dir(tc, "wide-gate", ", default-features = false", source)
 }
 
 /// Builds the scratch crate with `rustflags` into `target_dir`; returns cargo's output and the
-/// PTX, if any.
-fn build(tc: &Toolchain, dir: &Path, rustflags: &str, target_dir: &Path) -> (Output, String) {
-    let mut cmd = Command::new(&tc.cargo);
-    // What an outer cargo set (the toolchain, `--cfg loom`, the target dir) must not leak in.
-    ptx::clean_env(&mut cmd);
-    let ptx_file = dir.join("wide-gate.ptx");
-    let _ = std::fs::remove_file(&ptx_file);
-    cmd.current_dir(dir)
-        .env("RUSTFLAGS", rustflags)
-        .arg(format!("+{}", tc.nightly))
-        .args([
-            "rustc",
-            "-Zbuild-std=core",
-            "--target",
-            "nvptx64-nvidia-cuda",
-            "--release",
-        ])
-        .arg("--target-dir")
-        .arg(target_dir)
-        .args(["--config", "profile.release.codegen-units=1", "--"])
-        .arg(format!("--emit=asm={}", ptx_file.display()));
-    let output = cmd.output().expect("running cargo");
-    (
-        output,
-        std::fs::read_to_string(ptx_file).unwrap_or_default(),
-    )
+/// PTX file.
+fn build(tc: &Toolchain, dir: &Path, rustflags: &str, target_dir: &Path) -> (Output, PathBuf) {
+    scratch::build_with(tc, dir, target_dir, rustflags, scratch::Extra::default())
 }
 
-fn expect_error(what: &str, (output, _): (Output, String), message: &str) {
+fn expect_error(what: &str, (output, _): (Output, PathBuf), message: &str) {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(!output.status.success(), "{what} compiled:\n{stderr}");
     assert!(
@@ -85,12 +54,13 @@ fn expect_error(what: &str, (output, _): (Output, String), message: &str) {
     );
 }
 
-fn expect_ptx(what: &str, (output, ptx): (Output, String), instruction: &str) {
+fn expect_ptx(what: &str, (output, ptx): (Output, PathBuf), instruction: &str) {
     assert!(
         output.status.success(),
         "{what} did not compile:\n{}",
         String::from_utf8_lossy(&output.stderr)
     );
+    let ptx = std::fs::read_to_string(ptx).unwrap();
     assert!(
         ptx.contains(instruction),
         "{what}: no `{instruction}` in\n{ptx}"
@@ -99,16 +69,8 @@ fn expect_ptx(what: &str, (output, ptx): (Output, String), instruction: &str) {
 
 #[test]
 fn wide_atomics_are_compile_errors_where_the_target_lacks_them() {
-    let tc = match Toolchain::discover() {
-        Ok(tc) => tc,
-        Err(Error::Missing(why)) if std::env::var("CI").is_ok_and(|v| v == "true") => {
-            panic!("wide_gate: {why}; with CI=true the tools must be installed")
-        }
-        Err(Error::Missing(why)) => {
-            eprintln!("SKIPPED wide_gate: {why} (run bash tools/install.sh)");
-            return;
-        }
-        Err(e) => panic!("wide_gate: {e}"),
+    let Some(tc) = scratch::toolchain("wide_gate") else {
+        return;
     };
     let load = kernel("Device", "a.load(Ordering::Acquire)");
     let rmw = kernel("Device", "a.fetch_add(1, Ordering::AcqRel)");
@@ -117,7 +79,7 @@ fn wide_atomics_are_compile_errors_where_the_target_lacks_them() {
     let on = |t: Target| (t.rustflags(), tc.target_dir(t));
 
     let (flags, td) = on(Target::Sm80);
-    let dir = scratch_crate(&tc.root, &load);
+    let dir = scratch_crate(&tc, &load);
     expect_error(
         "a 128-bit load for sm_80 (PTX ISA 7.0)",
         build(&tc, &dir, &flags, &td),
@@ -125,7 +87,7 @@ fn wide_atomics_are_compile_errors_where_the_target_lacks_them() {
     );
 
     let (flags, td) = on(Target::Sm90);
-    let dir = scratch_crate(&tc.root, &rmw);
+    let dir = scratch_crate(&tc, &rmw);
     expect_error(
         "a 128-bit fetch_add for sm_90 (PTX ISA 7.8)",
         build(&tc, &dir, &flags, &td),
@@ -148,17 +110,15 @@ fn wide_atomics_are_compile_errors_where_the_target_lacks_them() {
     );
     assert_ne!(flags, Target::Sm70.rustflags());
     let td = tc.root.join("target/ptx/wide-gate-sm_70_ptx83");
-    let dir = scratch_crate(&tc.root, &load);
+    let dir = scratch_crate(&tc, &load);
     let out = build(&tc, &dir, &flags, &td);
-    let ptx_text = out.1.clone();
+    let file = out.1.clone();
     expect_ptx(
         "a 128-bit load for sm_70 + PTX 8.3",
         out,
         "ld.acquire.gpu.b128",
     );
     // … and NVIDIA's assembler agrees (ptxas 12.9, the one for sm_70).
-    let file = dir.join("sm_70_ptx83.ptx");
-    std::fs::write(&file, ptx_text).unwrap();
     let ptxas = Command::new(tc.ptxas(Target::Sm70))
         .arg("-arch=sm_70")
         .arg(&file)
@@ -171,7 +131,7 @@ fn wide_atomics_are_compile_errors_where_the_target_lacks_them() {
         "ptxas rejected the sm_70 + PTX 8.3 load:\n{}",
         String::from_utf8_lossy(&ptxas.stderr)
     );
-    let dir = scratch_crate(&tc.root, &sys_load);
+    let dir = scratch_crate(&tc, &sys_load);
     expect_error(
         "a System-scope 128-bit load for sm_70 + PTX 8.3",
         build(&tc, &dir, &flags, &td),

@@ -261,22 +261,8 @@ fn our_ptx(tc: &Toolchain, target: Target) -> Result<PathBuf, Error> {
     fs::write(dir.join("Cargo.toml"), manifest).map_err(|e| Error::Failed(e.to_string()))?;
     fs::write(dir.join("src/lib.rs"), rust_source()).map_err(|e| Error::Failed(e.to_string()))?;
     let out = dir.join(format!("{}.ptx", target.name()));
-    let mut cmd = Command::new(&tc.cargo);
-    ptx::clean_env(&mut cmd);
-    cmd.current_dir(&dir)
-        .env("RUSTFLAGS", target.rustflags())
-        .arg(format!("+{}", tc.nightly))
-        .args([
-            "rustc",
-            "-Zbuild-std=core",
-            "--target",
-            "nvptx64-nvidia-cuda",
-            "--release",
-        ])
-        .arg("--target-dir")
-        .arg(tc.target_dir(target))
-        .args(["--config", "profile.release.codegen-units=1", "--"])
-        .arg(format!("--emit=asm={}", out.display()));
+    let mut cmd = ptx::cargo_rustc(tc, &dir, &target.rustflags(), &tc.target_dir(target));
+    cmd.arg("--").arg(format!("--emit=asm={}", out.display()));
     run(&mut cmd, "building our kernels")?;
     Ok(out)
 }

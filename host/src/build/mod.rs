@@ -325,16 +325,8 @@ impl PtxBuilder {
             }
             if attempt == 0 {
                 let dir = if self.release { "release" } else { "debug" };
-                let fingerprints = target_dir.join("nvptx64-nvidia-cuda").join(dir);
-                let prefix = format!("{}-", package_dir_name(manifest));
-                if let Ok(entries) = fs::read_dir(fingerprints.join(".fingerprint")) {
-                    for entry in entries.flatten() {
-                        let name = entry.file_name().to_string_lossy().replace('_', "-");
-                        if name.starts_with(&prefix) {
-                            let _ = fs::remove_dir_all(entry.path());
-                        }
-                    }
-                }
+                let profile_dir = target_dir.join("nvptx64-nvidia-cuda").join(dir);
+                ptx::forget_fingerprint(&profile_dir, &package_name(manifest));
             }
         }
         Err(Error::Io(format!(
@@ -344,14 +336,14 @@ impl PtxBuilder {
     }
 }
 
-/// The package name as cargo writes fingerprint directories (`-` for `_`), from the manifest.
-fn package_dir_name(manifest: &Path) -> String {
+/// The package name, from the manifest.
+fn package_name(manifest: &Path) -> String {
     let text = fs::read_to_string(manifest).unwrap_or_default();
     text.lines()
         .skip_while(|l| l.trim() != "[package]")
         .find_map(|l| {
             let (key, value) = l.split_once('=')?;
-            (key.trim() == "name").then(|| value.trim().trim_matches('"').replace('_', "-"))
+            (key.trim() == "name").then(|| value.trim().trim_matches('"').to_string())
         })
         .unwrap_or_default()
 }

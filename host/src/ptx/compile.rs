@@ -27,18 +27,29 @@ pub(super) fn run(cmd: &mut Command, what: &str) -> Result<Output> {
         .map_err(|e| Error::Failed(format!("{what}: cannot run `{}`: {e}", show(cmd))))
 }
 
-/// The `cargo rustc` command that builds `gpu-kernels` for `target` and writes its PTX to `out`.
-pub fn build_command(tc: &Toolchain, target: Target, out: &Path) -> Command {
+/// The `cargo +<pinned nightly> rustc` command of every device build here: run in `dir`, for
+/// `nvptx64-nvidia-cuda` in release with `-Zbuild-std=core` and one codegen unit, `rustflags`
+/// for every crate of the build, into `target_dir` (a conformance build's
+/// [`Toolchain::target_dir`] reuses its `core`), with a clean environment. The caller adds its
+/// own cargo arguments, then `--` and the arguments for the built crate alone.
+pub fn cargo_rustc(tc: &Toolchain, dir: &Path, rustflags: &str, target_dir: &Path) -> Command {
     let mut cmd = Command::new(&tc.cargo);
     clean_env(&mut cmd);
-    cmd.current_dir(&tc.root)
-        .env("RUSTFLAGS", target.rustflags())
+    cmd.current_dir(dir)
+        .env("RUSTFLAGS", rustflags)
         .arg(format!("+{}", tc.nightly))
-        .args(["rustc", "-p", "gpu-kernels", "-Zbuild-std=core"])
+        .args(["rustc", "-Zbuild-std=core"])
         .args(["--target", "nvptx64-nvidia-cuda", "--release"])
         .arg("--target-dir")
-        .arg(tc.target_dir(target))
-        .args(["--config", "profile.release.codegen-units=1", "--"]);
+        .arg(target_dir)
+        .args(["--config", "profile.release.codegen-units=1"]);
+    cmd
+}
+
+/// The `cargo rustc` command that builds `gpu-kernels` for `target` and writes its PTX to `out`.
+pub fn build_command(tc: &Toolchain, target: Target, out: &Path) -> Command {
+    let mut cmd = cargo_rustc(tc, &tc.root, &target.rustflags(), &tc.target_dir(target));
+    cmd.args(["-p", "gpu-kernels", "--"]);
     let mut emit = OsString::from("--emit=asm=");
     emit.push(out);
     cmd.arg(emit);
@@ -65,24 +76,32 @@ pub fn build_ptx(tc: &Toolchain, target: Target) -> Result<PathBuf> {
             return Ok(out);
         }
         if attempt == 0 {
-            // Cargo found the build fresh but the PTX was deleted since: forget gpu-kernels'
-            // fingerprint so that rustc runs (and writes it) again.
-            let fingerprints = dir.join("nvptx64-nvidia-cuda/release/.fingerprint");
-            if let Ok(entries) = fs::read_dir(&fingerprints) {
-                for entry in entries.flatten() {
-                    if entry
-                        .file_name()
-                        .to_string_lossy()
-                        .starts_with("gpu-kernels-")
-                    {
-                        let _ = fs::remove_dir_all(entry.path());
-                    }
-                }
-            }
+            forget_fingerprint(&dir.join("nvptx64-nvidia-cuda/release"), "gpu-kernels");
         }
     }
     Err(Error::Failed(format!(
         "building the {target} PTX succeeded but wrote no {}",
         out.display()
     )))
+}
+
+/// Forgets cargo's fingerprint of `package` in `profile_dir` (a target directory's
+/// `nvptx64-nvidia-cuda/<profile>`), so that its next build runs rustc again. For a build cargo
+/// finds fresh although the PTX it emitted was deleted since: cargo does not track the file of
+/// `--emit=asm=…`.
+pub fn forget_fingerprint(profile_dir: &Path, package: &str) {
+    // Cargo names the directories `<package>-<hash>`; `-` and `_` are compared as one.
+    let prefix = format!("{}-", package.replace('_', "-"));
+    if let Ok(entries) = fs::read_dir(profile_dir.join(".fingerprint")) {
+        for entry in entries.flatten() {
+            if entry
+                .file_name()
+                .to_string_lossy()
+                .replace('_', "-")
+                .starts_with(&prefix)
+            {
+                let _ = fs::remove_dir_all(entry.path());
+            }
+        }
+    }
 }

@@ -39,7 +39,7 @@ mod target;
 mod tests;
 mod toolchain;
 
-pub use compile::{build_command, build_ptx};
+pub use compile::{build_command, build_ptx, cargo_rustc, forget_fingerprint};
 pub use normalise::{Normaliser, normalise};
 pub use ptxas::{PtxasReport, assemble, extern_declarations, parse_ptxas_log};
 pub use read::{

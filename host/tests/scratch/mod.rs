@@ -10,7 +10,7 @@
 
 use scoped_atomics_host::ptx::{self, Error, Kernel, Target, Toolchain};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 /// The tools, or `None` (test skipped) when they are missing outside CI.
 pub fn toolchain(test: &str) -> Option<Toolchain> {
@@ -73,9 +73,9 @@ pub fn build_with(
     let ptx = dir.join(format!("{name}{}.ptx", extra.tag));
     let output = cargo_rustc(tc, dir, target_dir, rustflags, extra, &ptx);
     if output.status.success() && !ptx.is_file() {
-        // Cargo found the build fresh, but the PTX is gone: touch the source so that rustc runs.
-        let lib = dir.join("src/lib.rs");
-        std::fs::write(&lib, std::fs::read(&lib).unwrap()).unwrap();
+        // Cargo found the build fresh, but the PTX is gone: make rustc run again.
+        let package = dir.file_name().unwrap().to_string_lossy();
+        ptx::forget_fingerprint(&target_dir.join("nvptx64-nvidia-cuda/release"), &package);
         return (
             cargo_rustc(tc, dir, target_dir, rustflags, extra, &ptx),
             ptx,
@@ -92,26 +92,13 @@ fn cargo_rustc(
     extra: Extra,
     ptx: &Path,
 ) -> Output {
-    let mut cmd = Command::new(&tc.cargo);
-    ptx::clean_env(&mut cmd);
-    cmd.current_dir(dir)
-        .env("RUSTFLAGS", rustflags)
-        .arg(format!("+{}", tc.nightly))
-        .args([
-            "rustc",
-            "-Zbuild-std=core",
-            "--target",
-            "nvptx64-nvidia-cuda",
-            "--release",
-        ])
-        .arg("--target-dir")
-        .arg(target_dir)
-        .args(["--config", "profile.release.codegen-units=1"])
+    ptx::cargo_rustc(tc, dir, rustflags, target_dir)
         .args(extra.cargo)
         .arg("--")
         .args(extra.rustc)
-        .arg(format!("--emit=asm={}", ptx.display()));
-    cmd.output().expect("running cargo")
+        .arg(format!("--emit=asm={}", ptx.display()))
+        .output()
+        .expect("running cargo")
 }
 
 /// Builds with the conformance flags and returns the kernels of the PTX; panics with cargo's
