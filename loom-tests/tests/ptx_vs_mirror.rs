@@ -96,15 +96,7 @@ fn run_thread(
     init: &BTreeMap<String, i64>,
 ) -> Option<BTreeMap<String, i64>> {
     let mut regs = init.clone();
-    let labels: HashMap<&str, usize> = th
-        .code
-        .iter()
-        .enumerate()
-        .filter_map(|(k, l)| match &l.instr {
-            Instr::Label(n) => Some((n.as_str(), k)),
-            _ => None,
-        })
-        .collect();
+    let labels = th.labels();
     let mut visits: HashMap<usize, usize> = HashMap::new();
     let mut pc = 0;
     let val = |regs: &BTreeMap<String, i64>, o: &Operand| match o {

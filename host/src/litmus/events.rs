@@ -152,15 +152,7 @@ pub fn paths(
     thread: &Thread,
     init_regs: &BTreeMap<(usize, String), i64>,
 ) -> Result<Vec<Path>, usize> {
-    let labels: HashMap<&str, usize> = thread
-        .code
-        .iter()
-        .enumerate()
-        .filter_map(|(k, l)| match &l.instr {
-            Instr::Label(n) => Some((n.as_str(), k)),
-            _ => None,
-        })
-        .collect();
+    let labels = thread.labels();
     let mut regs = BTreeMap::new();
     for ((t, r), v) in init_regs {
         if *t == thread.id {

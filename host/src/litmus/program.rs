@@ -1,7 +1,7 @@
 //! The litmus program as parsed: thread placement, instructions, initial state and the final
 //! condition. Only what the PTX memory model of the generic proxy talks about is representable.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 
 /// A scope of a strong operation (PTX ISA 8.5), narrowest first.
@@ -389,6 +389,20 @@ pub struct Thread {
     pub place: Placement,
     /// Its code in program order.
     pub code: Vec<Line>,
+}
+
+impl Thread {
+    /// Each label of the code with the index of its line (a branch goes there).
+    pub fn labels(&self) -> HashMap<&str, usize> {
+        self.code
+            .iter()
+            .enumerate()
+            .filter_map(|(k, l)| match &l.instr {
+                Instr::Label(n) => Some((n.as_str(), k)),
+                _ => None,
+            })
+            .collect()
+    }
 }
 
 /// A value in the final condition.
