@@ -129,20 +129,8 @@ fn ptx(args: &[String]) -> ExitCode {
             }
         }
     }
+    print_tables(&reports, verbose, true);
     let checked: Vec<_> = reports.iter().map(|r| &r.checked).collect();
-    if verbose {
-        println!("{}", conformance::results_table(&checked));
-        println!("{}", conformance::loops_table(&checked));
-        println!(
-            "{}",
-            conformance::summary_table(&reports.iter().collect::<Vec<_>>())
-        );
-    } else {
-        println!(
-            "{}",
-            cli::summary::short_table(&reports.iter().collect::<Vec<_>>())
-        );
-    }
     for r in &reports {
         if verbose && !r.checked.others.is_empty() {
             println!(
@@ -171,6 +159,22 @@ fn ptx(args: &[String]) -> ExitCode {
 }
 
 /// `new DIR`: a kernel project (a copy of `examples/` depending on this checkout).
+/// The conformance results: the short summary, or with `verbose` the per-operation table (and
+/// with `loops` the CAS-loop table) and the per-target summary.
+fn print_tables(reports: &[TargetReport], verbose: bool, loops: bool) {
+    let all: Vec<_> = reports.iter().collect();
+    if verbose {
+        let checked: Vec<_> = reports.iter().map(|r| &r.checked).collect();
+        println!("{}", conformance::results_table(&checked));
+        if loops {
+            println!("{}", conformance::loops_table(&checked));
+        }
+        println!("{}", conformance::summary_table(&all));
+    } else {
+        println!("{}", cli::summary::short_table(&all));
+    }
+}
+
 fn new(dir: &str) -> ExitCode {
     let checkout = scoped_atomics_host::ptx::Toolchain::repo_root();
     match scoped_atomics_host::scaffold::new_project(&checkout, std::path::Path::new(dir)) {
@@ -458,19 +462,8 @@ mod demo {
                 }
             }
         }
+        crate::print_tables(&reports, verbose, false);
         let checked: Vec<_> = reports.iter().map(|r| &r.checked).collect();
-        if verbose {
-            println!("{}", conformance::results_table(&checked));
-            println!(
-                "{}",
-                conformance::summary_table(&reports.iter().collect::<Vec<_>>())
-            );
-        } else {
-            println!(
-                "{}",
-                crate::cli::summary::short_table(&reports.iter().collect::<Vec<_>>())
-            );
-        }
         let deviations = conformance::deviations_report(&checked, 20);
         if !deviations.is_empty() {
             println!("DEVIATIONS:\n{deviations}");
