@@ -392,10 +392,16 @@ impl<'w, 'p> Scheduler<'w, 'p> {
             }
         }
         let ids: Vec<u32> = arrivals.iter().map(|a| a.0).collect();
+        self.release(&ids);
+    }
+
+    /// The threads `ids` leave a barrier (CTA or warp) together: each one's accesses before it
+    /// happen before every one's after it (race detection), and they run again.
+    fn release(&mut self, ids: &[u32]) {
         if let Some(race) = &mut self.world.race {
-            race.join_all(&ids);
+            race.join_all(ids);
         }
-        for &t in &ids {
+        for &t in ids {
             self.threads[t as usize].state = State::Ready;
             self.live.push(t);
         }
@@ -451,17 +457,7 @@ impl<'w, 'p> Scheduler<'w, 'p> {
             .into_iter()
             .map(|(t, _)| t)
             .collect();
-        if let Some(race) = &mut self.world.race {
-            race.join_all(&ids);
-        }
-        for &t in &ids {
-            self.threads[t as usize].state = State::Ready;
-            self.live.push(t);
-        }
-        if self.mode == Mode::WarpLockstep {
-            self.live.sort_unstable();
-        }
-        self.world.progress = true;
+        self.release(&ids);
     }
 
     /// After thread `t` of `cta` exited: a barrier its CTA waits at can no longer complete.
