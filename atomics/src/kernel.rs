@@ -108,30 +108,32 @@ mod imp {
     use super::Dim3;
     use core::arch::asm;
 
+    /// One special register triple, each component through its `core::arch::nvptx` intrinsic
+    /// (`llvm.nvvm.read.ptx.sreg.tid.x`, …) rather than one `asm!` for all three: LLVM drops the
+    /// components a kernel does not use, and knows each one's range (`%tid.x` < 1024, `%ntid.x`
+    /// ≥ 1, …), so index arithmetic stays narrow and bounds checks fold.
     macro_rules! special_register {
-        ($name:ident, $reg:literal) => {
+        ($name:ident, $x:ident, $y:ident, $z:ident) => {
             #[inline(always)]
             pub fn $name() -> Dim3 {
-                let (x, y, z): (u32, u32, u32);
-                // SAFETY: reading special registers has no side effect.
+                use core::arch::nvptx::{$x, $y, $z};
+                // SAFETY: reading a special register has no side effect; the values are
+                // non-negative (as `i32`), so the casts keep them.
                 unsafe {
-                    asm!(
-                        concat!("mov.u32 {x}, %", $reg, ".x;"),
-                        concat!("mov.u32 {y}, %", $reg, ".y;"),
-                        concat!("mov.u32 {z}, %", $reg, ".z;"),
-                        x = out(reg32) x, y = out(reg32) y, z = out(reg32) z,
-                        options(pure, nomem, nostack),
-                    )
-                };
-                Dim3 { x, y, z }
+                    Dim3 {
+                        x: $x() as u32,
+                        y: $y() as u32,
+                        z: $z() as u32,
+                    }
+                }
             }
         };
     }
 
-    special_register!(thread_idx, "tid");
-    special_register!(block_idx, "ctaid");
-    special_register!(block_dim, "ntid");
-    special_register!(grid_dim, "nctaid");
+    special_register!(thread_idx, _thread_idx_x, _thread_idx_y, _thread_idx_z);
+    special_register!(block_idx, _block_idx_x, _block_idx_y, _block_idx_z);
+    special_register!(block_dim, _block_dim_x, _block_dim_y, _block_dim_z);
+    special_register!(grid_dim, _grid_dim_x, _grid_dim_y, _grid_dim_z);
 
     /// `llvm.nvvm.barrier0` (`bar.sync 0`), through `core::arch::nvptx::_syncthreads`.
     ///
