@@ -25,9 +25,12 @@
 //! `--verbose` (for `demo` and `ptx`) adds the per-operation and CAS-loop tables and the
 //! per-kernel instruction lists.
 //!
-//! `ptx --crate PATH [--target T|all] [--out DIR] [--debug]` builds a user's kernel crate
-//! instead, with [`scoped_atomics_host::build::PtxBuilder`] (every target by default), assembles
-//! each PTX with ptxas and lists its kernels; the PTX goes to `DIR` (default `PATH/target/ptx`).
+//! `ptx --crate PATH [--target T|all] [--out DIR] [--debug] [--no-runtime-unroll]` builds a
+//! user's kernel crate instead, with [`scoped_atomics_host::build::PtxBuilder`] (every target by
+//! default), assembles each PTX with ptxas and lists its kernels; the PTX goes to `DIR` (default
+//! `PATH/target/ptx`). `--no-runtime-unroll` is `PtxBuilder::runtime_unroll(false)`: LLVM does
+//! not unroll loops of run-time trip count, which keeps a loop around a spin (a ticket lock)
+//! from being copied ×4.
 //!
 //! `new DIR` writes a new kernel project into `DIR`: a copy of the repository's `examples/`
 //! workspace whose path dependencies point at this checkout (`cd DIR && cargo test`).
@@ -39,7 +42,7 @@ use std::process::ExitCode;
 
 mod cli;
 
-const USAGE: &str = "usage: scoped-atomics-host demo [--verbose] | scoped-atomics-host ptx [--target sm_70|sm_80|sm_90|sm_90_ptx86|all] [--jobs N] [--verbose] [--crate PATH [--out DIR] [--debug]] | scoped-atomics-host sim FILE.ptx --kernel NAME --grid X[,Y,Z] --block X[,Y,Z] [--arg …]… [--seed N] [--schedules K] [--json] | scoped-atomics-host litmus FILE_OR_DIR... [--races] [--json] | scoped-atomics-host new DIR";
+const USAGE: &str = "usage: scoped-atomics-host demo [--verbose] | scoped-atomics-host ptx [--target sm_70|sm_80|sm_90|sm_90_ptx86|all] [--jobs N] [--verbose] [--crate PATH [--out DIR] [--debug] [--no-runtime-unroll]] | scoped-atomics-host sim FILE.ptx --kernel NAME --grid X[,Y,Z] --block X[,Y,Z] [--arg …]… [--seed N] [--schedules K] [--json] | scoped-atomics-host litmus FILE_OR_DIR... [--races] [--json] | scoped-atomics-host new DIR";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -63,11 +66,16 @@ fn ptx(args: &[String]) -> ExitCode {
     let mut kernel_crate: Option<String> = None;
     let mut out_dir: Option<String> = None;
     let mut release = true;
+    let mut runtime_unroll = true;
     let mut verbose = false;
     let mut it = args.iter();
     while let Some(a) = it.next() {
         if a == "--debug" {
             release = false;
+            continue;
+        }
+        if a == "--no-runtime-unroll" {
+            runtime_unroll = false;
             continue;
         }
         if a == "--verbose" {
@@ -98,10 +106,18 @@ fn ptx(args: &[String]) -> ExitCode {
         }
     }
     if let Some(path) = kernel_crate {
-        return ptx_crate(&path, &targets, out_dir.as_deref(), release, verbose);
+        let options = CrateOptions {
+            out: out_dir.as_deref(),
+            release,
+            runtime_unroll,
+            verbose,
+        };
+        return ptx_crate(&path, &targets, &options);
     }
-    if out_dir.is_some() || !release {
-        eprintln!("scoped-atomics-host ptx: --out and --debug go with --crate PATH\n{USAGE}");
+    if out_dir.is_some() || !release || !runtime_unroll {
+        eprintln!(
+            "scoped-atomics-host ptx: --out, --debug and --no-runtime-unroll go with --crate PATH\n{USAGE}"
+        );
         return ExitCode::from(2);
     }
     let tc = match Toolchain::discover() {
@@ -201,15 +217,23 @@ fn new(dir: &str) -> ExitCode {
     }
 }
 
+/// The options of `ptx --crate PATH`.
+struct CrateOptions<'a> {
+    out: Option<&'a str>,
+    release: bool,
+    runtime_unroll: bool,
+    verbose: bool,
+}
+
 /// `ptx --crate PATH`: builds a user's kernel crate for each target with `PtxBuilder`, assembles
 /// it with ptxas, and lists its kernels.
-fn ptx_crate(
-    path: &str,
-    targets: &[Target],
-    out: Option<&str>,
-    release: bool,
-    verbose: bool,
-) -> ExitCode {
+fn ptx_crate(path: &str, targets: &[Target], options: &CrateOptions) -> ExitCode {
+    let &CrateOptions {
+        out,
+        release,
+        runtime_unroll,
+        verbose,
+    } = options;
     use scoped_atomics_host::build::{Error, PtxBuilder};
     use scoped_atomics_host::ptx::{self, Item};
     let mut failed = false;
@@ -225,6 +249,7 @@ fn ptx_crate(
         let mut builder = PtxBuilder::new(path)
             .arch(target.name())
             .release(release)
+            .runtime_unroll(runtime_unroll)
             .verify_with_ptxas(true);
         if let Some(dir) = out {
             builder = builder.out_dir(dir);
