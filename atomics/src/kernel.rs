@@ -185,6 +185,29 @@ mod imp {
     }
 }
 
+/// The block's shared window: a pointer whose address is the generic address of shared
+/// address 0 (`cvta.shared` of 0), so that a shared variable's generic address is this plus its
+/// shared address. `block_shared!` makes its pointer so, and `from_shared_ptr` and
+/// `plain::read_shared` take the distance from this pointer as the shared address, which LLVM
+/// folds (the difference of two pointers from one base) to the variable's shared address plus
+/// the index. A pure `asm!`: computed once per kernel.
+#[cfg(target_arch = "nvptx64")]
+#[doc(hidden)]
+#[inline(always)]
+pub fn shared_window() -> *mut u8 {
+    let base: *mut u8;
+    // SAFETY: an address conversion; no memory access. A pointer output (not an integer cast
+    // to one), so that LLVM folds the difference of two pointers derived from it.
+    unsafe {
+        core::arch::asm!(
+            "{{ .reg .u64 %shared_zero; mov.u64 %shared_zero, 0; cvta.shared.u64 {b}, %shared_zero; }}",
+            b = out(reg64) base,
+            options(pure, nomem, nostack),
+        )
+    };
+    base
+}
+
 #[cfg(all(not(target_arch = "nvptx64"), any(feature = "std", loom)))]
 mod imp {
     pub use super::emulation::{
@@ -424,16 +447,19 @@ macro_rules! __block_shared_impl {
             size = const __SCOPED_ATOMICS_SIZE,
             align = const __SCOPED_ATOMICS_ALIGN,
         );
-        let address: u64;
-        // SAFETY: converts the address of the array above to a generic address.
+        let shared: u64;
+        // SAFETY: the shared-space address of the array above; no memory access.
         unsafe {
             ::core::arch::asm!(
-                concat!("cvta.shared.u64 {a}, __scoped_atomics_shared_", stringify!($name), "_", line!(), "_", column!(), ";"),
-                a = out(reg64) address,
+                concat!("mov.u64 {a}, __scoped_atomics_shared_", stringify!($name), "_", line!(), "_", column!(), ";"),
+                a = out(reg64) shared,
                 options(pure, nomem, nostack),
             )
         };
-        address as *mut [$t; $n]
+        // Its generic address (what `cvta.shared` gives), as arithmetic LLVM sees: the state-space
+        // forms subtract the window base again and index the array by its shared address.
+        // SAFETY: the array lies in the shared window, so its address is within the window.
+        unsafe { $crate::kernel::shared_window().add(shared as usize) }.cast::<[$t; $n]>()
     }};
 }
 

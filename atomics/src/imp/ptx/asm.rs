@@ -120,14 +120,19 @@ macro_rules! scoped_asm {
 }
 
 /// The address operand of a memory instruction of scope `S`: `p` itself for a generic address;
-/// for a [`Global`](crate::Global) or [`Shared`](crate::Shared) scope, `p` converted to that
-/// state space by `cvta.to.global.u64` / `cvta.to.shared.u64` (a pure `asm!`, so LLVM may
-/// hoist it out of a loop or share it between operations on one location). A debug build first
-/// checks with `isspacep` that `p` is in the space, and traps if not.
+/// for a [`Global`](crate::Global) scope, `p` converted by `cvta.to.global.u64` (a pure `asm!`,
+/// so LLVM may hoist it out of a loop or share it between operations on one location); for a
+/// [`Shared`](crate::Shared) scope, `p` minus the generic address of the shared window — what
+/// `cvta.to.shared` computes, but as arithmetic LLVM sees: on a `block_shared!` pointer
+/// (the window's base plus the array's shared address, see `kernel::shared_window`) the
+/// base cancels and the instruction gets the array's shared address plus the index, as in
+/// CUDA C++ (ptxas does not fold a `cvta.shared` and a `cvta.to.shared` around the index
+/// arithmetic: two instructions per access). A debug build first checks with `isspacep` that
+/// `p` is in the space, and traps if not.
 #[inline(always)]
 pub(super) fn in_space<S: Scope, P>(p: *mut P) -> *mut P {
-    macro_rules! convert {
-        ($space:literal) => {{
+    macro_rules! check {
+        ($space:literal) => {
             #[cfg(debug_assertions)]
             // SAFETY: tests the address and traps if it is not in the space; no memory access.
             unsafe {
@@ -137,26 +142,40 @@ pub(super) fn in_space<S: Scope, P>(p: *mut P) -> *mut P {
                     options(nomem, nostack),
                 )
             };
+        };
+    }
+    match S::SPACE {
+        StateSpace::Generic => p,
+        StateSpace::Global => {
+            check!("global");
             let address: u64;
             // SAFETY: an address conversion; no memory access.
             unsafe {
                 asm!(
-                    concat!("cvta.to.", $space, ".u64 {a}, {p};"),
+                    "cvta.to.global.u64 {a}, {p};",
                     a = out(reg64) address,
                     p = in(reg64) p,
                     options(pure, nomem, nostack),
                 )
             };
-            // Not an address of this program's generic memory any more: only the `asm!` of the
-            // operation uses it, with the space's qualifier.
+            // Not a generic address any more: only the `asm!` of the operation uses it, with
+            // the space's qualifier.
             core::ptr::without_provenance_mut(address as usize)
-        }};
+        }
+        StateSpace::Shared => {
+            check!("shared");
+            // As for `Global`: a shared-space address for the operation's `asm!` alone.
+            core::ptr::without_provenance_mut(shared_offset(p) as usize)
+        }
     }
-    match S::SPACE {
-        StateSpace::Generic => p,
-        StateSpace::Global => convert!("global"),
-        StateSpace::Shared => convert!("shared"),
-    }
+}
+
+/// The shared-space address of the generic address `p` of the block's shared memory: its
+/// distance from the shared window (`kernel::shared_window`), which fits 32 bits. LLVM folds it
+/// to the array's shared address plus the index for a `block_shared!` pointer.
+#[inline(always)]
+pub(super) fn shared_offset<P>(p: *mut P) -> u32 {
+    p.addr().wrapping_sub(crate::kernel::shared_window().addr()) as u32
 }
 
 /// A location width with strong loads, stores and compare-and-swap: 16, 32, 64 or 128 bits.
