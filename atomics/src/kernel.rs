@@ -399,7 +399,15 @@ pub use api::*;
 /// as `T` and filled with the byte `kernel::emulation::SHARED_FILL` (`0xA5`, so a `u32` reads
 /// `0xA5A5_A5A5`) rather than zeroed, so that a kernel that forgets to initialise its shared
 /// memory fails on the host as it would on a GPU instead of reading convenient zeros. Accesses
-/// that race must be atomic, e.g. through `AtomicRef::<T, Block>::from_ptr`.
+/// that race must be atomic: through `AtomicRef::<T, Block>::from_shared_ptr`, whose operations
+/// name the shared state space (`atom.relaxed.cta.shared.add.u32`: ptxas emits one `ATOMS`
+/// where a generic address gets `ATOM` with fallback paths), or `from_ptr`. Plain accesses
+/// ordered by barriers go through `plain::read_shared`/`write_shared` (`ld.shared`/`st.shared`
+/// with 32-bit shared addresses, as CUDA C++ has).
+///
+/// On the device the pointer is the shared window's generic address plus the array's shared
+/// address, computed where LLVM sees it, so that those accesses index the array by its shared
+/// address without converting the generic address back.
 ///
 /// A device crate that uses the macro needs `#![feature(asm_experimental_arch)]` (the array is
 /// declared and addressed with `global_asm!`/`asm!`, expanded in the caller's crate).
@@ -418,12 +426,16 @@ pub use api::*;
 /// ```
 ///
 /// ```no_run
-/// use scoped_atomics::{block_shared, AtomicRef, Block, Ordering};
+/// use scoped_atomics::{block_shared, plain, AtomicRef, Block, Ordering};
 /// // In a kernel body:
-/// let bins = block_shared!(BINS: [u32; 16]);
+/// let bins = block_shared!(BINS: [u32; 16]).cast::<u32>();
 /// // SAFETY: the array lives as long as the block; every racing access is atomic.
-/// let bin = unsafe { AtomicRef::<u32, Block>::from_ptr(bins.cast::<u32>().add(3)) };
+/// let bin = unsafe { AtomicRef::<u32, Block>::from_shared_ptr(bins.add(3)) };
 /// bin.fetch_add(1, Ordering::Relaxed);
+/// // … after a `sync_threads()`:
+/// // SAFETY: in the block's shared memory; the barrier ordered the atomic writes before.
+/// let count = unsafe { plain::read_shared(bins.add(3)) };
+/// # let _ = count;
 /// ```
 #[macro_export]
 macro_rules! block_shared {
