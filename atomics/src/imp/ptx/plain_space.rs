@@ -53,7 +53,8 @@ macro_rules! plain_space {
                     }
                     16 => {
                         let (lo, hi): (u64, u64);
-                        asm!(concat!("ld.", $space, ".v2.b64 {{{lo}, {hi}}}, [{p}];"), lo = out(reg64) lo, hi = out(reg64) hi, p = in($reg) p, options(pure, readonly, nostack));
+                        // Two 64-bit halves (`.b128` would need PTX ISA 8.3).
+                        asm!(concat!("ld.", $space, ".b64 {lo}, [{p}];\n\tld.", $space, ".b64 {hi}, [{p}+8];"), lo = out(reg64) lo, hi = out(reg64) hi, p = in($reg) p, options(pure, readonly, nostack));
                         transmute_copy(&(u128::from(lo) | (u128::from(hi) << 64)))
                     }
                     _ => unreachable_size(),
@@ -92,7 +93,7 @@ macro_rules! plain_space {
                     16 => {
                         let v: u128 = transmute_copy(&value);
                         let (lo, hi) = (v as u64, (v >> 64) as u64);
-                        asm!(concat!("st.", $space, ".v2.b64 [{p}], {{{lo}, {hi}}};"), p = in($reg) p, lo = in(reg64) lo, hi = in(reg64) hi, options(nostack));
+                        asm!(concat!("st.", $space, ".b64 [{p}], {lo};\n\tst.", $space, ".b64 [{p}+8], {hi};"), p = in($reg) p, lo = in(reg64) lo, hi = in(reg64) hi, options(nostack));
                     }
                     _ => unreachable_size(),
                 }
