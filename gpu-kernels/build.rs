@@ -191,20 +191,27 @@ fn kernel(
             rust = ty.rust
         ),
         // The location's 16-byte cell, copied into shared memory and back around the operation
-        // (plain accesses, which the conformance check leaves out), so that the launcher sees
-        // its effect, sub-word neighbours included.
+        // with the plain state-space accesses (`ld.global`/`st.shared` and back, which the
+        // conformance check leaves out), so that the launcher sees its effect, sub-word
+        // neighbours included.
         "__shared" => format!(
-            "let cell = scoped_atomics::block_shared!(CELL: [u128; 1]).cast::<u8>();\n    \
+            "let cell = scoped_atomics::block_shared!(CELL: [u128; 1]).cast::<u64>();\n    \
              let offset = p.addr() & 15;\n    \
-             let buffer = p.cast::<u8>().wrapping_sub(offset).cast::<[u64; 2]>();\n    \
-             // SAFETY: the launcher passes a location in a 16-byte aligned buffer of 16 bytes; one\n    \
-             // thread runs the probe.\n    \
-             unsafe {{ cell.cast::<[u64; 2]>().write(buffer.read()) }};\n    \
+             let buffer = p.cast::<u8>().wrapping_sub(offset).cast::<u64>();\n    \
+             // SAFETY: the launcher passes a location in a 16-byte aligned buffer of 16 bytes in\n    \
+             // global memory; one thread runs the probe.\n    \
+             unsafe {{\n        \
+                 scoped_atomics::plain::write_shared(cell, scoped_atomics::plain::read_global(buffer));\n        \
+                 scoped_atomics::plain::write_shared(cell.add(1), scoped_atomics::plain::read_global(buffer.add(1)));\n    \
+             }}\n    \
              // SAFETY: the location's copy in the block's shared memory, aligned as the original.\n    \
-             let a = unsafe {{ AtomicRef::<{rust}, {scope_type}>::from_shared_ptr(cell.add(offset).cast()) }};\n    \
+             let a = unsafe {{ AtomicRef::<{rust}, {scope_type}>::from_shared_ptr(cell.cast::<u8>().add(offset).cast()) }};\n    \
              let _ = a.{call};\n    \
              // SAFETY: as above.\n    \
-             unsafe {{ buffer.write(cell.cast::<[u64; 2]>().read()) }};",
+             unsafe {{\n        \
+                 scoped_atomics::plain::write_global(buffer, scoped_atomics::plain::read_shared(cell));\n        \
+                 scoped_atomics::plain::write_global(buffer.add(1), scoped_atomics::plain::read_shared(cell.add(1)));\n    \
+             }}",
             rust = ty.rust
         ),
         _ => unreachable!("{space}"),
