@@ -118,8 +118,10 @@ impl<'a, T: AtomicPrimitive, S: Scope> AtomicRef<'a, T, S> {
 
     /// An atomic view of the `T` at `ptr` in the **shared** memory of the calling thread's
     /// block (a [`block_shared!`](crate::block_shared) array): every operation is the `.shared`
-    /// form of the operation of scope `S` (`cvta.to.shared`, then `atom.relaxed.cta.shared.add.u32`,
-    /// …), so ptxas emits `ATOMS`/`LDS` without the fallback paths of a generic address. The
+    /// form of the operation of scope `S` (`atom.relaxed.cta.shared.add.u32`, … on the shared
+    /// address that `cvta.to.shared` would give, computed as the distance from the shared window
+    /// so that LLVM folds it into a `block_shared!` array's index), so ptxas emits `ATOMS`/`LDS`
+    /// without the fallback paths of a generic address. The
     /// view's scope is [`Shared<S>`](crate::Shared). On the host and under loom it is
     /// [`from_ptr`](Self::from_ptr).
     ///

@@ -118,9 +118,10 @@ pub unsafe fn write<T: AtomicPrimitive>(ptr: *mut T, value: T) {
 }
 
 /// [`read`](fn@read) of memory the caller knows to be the block's **shared** memory (a
-/// [`block_shared!`](crate::block_shared) array): on the device `ld.shared` after
-/// `cvta.to.shared` of the address — ptxas emits `LDS` and 32-bit address arithmetic, where a
-/// pointer made inside `block_shared!`'s `asm!` otherwise gets a generic `LD`. On the host and
+/// [`block_shared!`](crate::block_shared) array): on the device `ld.shared` with the 32-bit
+/// shared address (what `cvta.to.shared` gives, computed as the distance from the shared window,
+/// which LLVM folds into the array's index) — ptxas emits `LDS` and 32-bit address arithmetic, as
+/// for CUDA C++, where a plain access gets a generic `LD` and 64-bit arithmetic. On the host and
 /// under loom it is [`read`](fn@read).
 ///
 /// # Safety
@@ -143,8 +144,8 @@ pub unsafe fn read_shared<T: AtomicPrimitive>(ptr: *const T) -> T {
     return unsafe { read(ptr) };
 }
 
-/// [`write`](fn@write) to the block's **shared** memory: on the device `st.shared` after
-/// `cvta.to.shared` (see [`read_shared`]). On the host and under loom it is [`write`](fn@write).
+/// [`write`](fn@write) to the block's **shared** memory: on the device `st.shared` with the
+/// 32-bit shared address (see [`read_shared`]). On the host and under loom it is [`write`](fn@write).
 ///
 /// # Safety
 /// That of [`write`](fn@write), and `ptr` is a generic address of the calling thread's block's

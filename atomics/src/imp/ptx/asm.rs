@@ -96,7 +96,7 @@ macro_rules! scoped_asm {
     }};
     // A memory instruction: the scope qualifier, then the state space's (none for a generic
     // address; `table::space` holds the rows). The address operand `p` has been converted to the
-    // space by `in_space` (`cvta.to.<space>`).
+    // space by `in_space`.
     (@scope $S:ty, $op:literal, $sem:literal, $tail:expr, $operands:tt) => {
         match <$S as Scope>::SPACE {
             StateSpace::Generic => scoped_asm!(@kind $S, $op, $sem, "", $tail, $operands),
