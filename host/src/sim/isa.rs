@@ -107,9 +107,22 @@ pub enum Sem {
     Release,
     AcqRel,
     Sc,
+    /// `ld.volatile`/`st.volatile`: relaxed at system scope by the PTX rule (PTX ISA 8.4.2); a
+    /// plain access when a launch asks for CUDA C++'s view ([`super::VolatileMode::Plain`]).
+    Volatile,
 }
 
 impl Sem {
+    /// Whether an access with this semantics is strong (morally strong candidates), given
+    /// whether volatile accesses count as plain ones.
+    #[inline(always)]
+    pub fn strong(self, volatile_plain: bool) -> bool {
+        match self {
+            Sem::Weak => false,
+            Sem::Volatile => !volatile_plain,
+            _ => true,
+        }
+    }
     pub fn acquires(self) -> bool {
         matches!(self, Sem::Acquire | Sem::AcqRel | Sem::Sc)
     }
@@ -239,6 +252,206 @@ pub enum Rmw {
 pub enum Callee {
     Direct(u32),
     Indirect(Src),
+    /// CUDA's `printf`: the `vprintf(format, args)` the toolkit's runtime provides.
+    Vprintf,
+}
+
+/// A floating-point rounding modifier (`.rn` by default).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Round {
+    /// To nearest, ties to even (also what `.approx` and `.full` compute here: the exact result
+    /// rounded, within every error bound the ISA gives).
+    Rn,
+    /// Toward zero.
+    Rz,
+    /// Toward minus infinity.
+    Rm,
+    /// Toward plus infinity.
+    Rp,
+}
+
+/// The floating-point operations outside the interpreter's hot path.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum FloatOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Fma,
+    Sqrt,
+    Rsqrt,
+    Rcp,
+    Ex2,
+    Lg2,
+    Sin,
+    Cos,
+    Tanh,
+    /// `copysign d, a, b`: `b` with the sign of `a`.
+    Copysign,
+    /// `testp.op`: a predicate on the class of `a`.
+    Testp(TestClass),
+}
+
+/// The classes `testp` tests.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum TestClass {
+    Finite,
+    Infinite,
+    Number,
+    NotANumber,
+    Normal,
+    Subnormal,
+}
+
+/// A cold floating-point instruction: operation, rounding, `.sat`, type, destination, sources.
+#[derive(Clone, Debug)]
+pub struct FloatInst {
+    pub op: FloatOp,
+    pub round: Round,
+    pub sat: bool,
+    pub ty: Ty,
+    pub d: u32,
+    pub src: [Src; 3],
+}
+
+/// Integer bit-manipulation and wide arithmetic outside the hot path.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum BitsOp {
+    /// `prmt.b32{.mode} d, a, b, c`: byte permute (the mode's index, 0 for the default).
+    Prmt(u8),
+    /// `bfi.b32 d, a, b, pos, len`: insert `len` bits of `a` into `b` at `pos`.
+    Bfi,
+    /// `bfind{.shiftamt}.type d, a`: the most significant non-sign bit.
+    Bfind(bool),
+    /// `shf.{l,r}.{wrap,clamp}.b32 d, a, b, c`: funnel shift (left, wrap).
+    Shf(bool, bool),
+    /// `sad.type d, a, b, c`: `|a - b| + c`.
+    Sad,
+    /// `slct.dtype.stype d, a, b, c`: `c >= 0 ? a : b` (`c` of `stype`, in `src_ty`).
+    Slct(Ty),
+    /// `mad.wide.type d, a, b, c`: `a * b` at twice the width plus `c`.
+    MadWide,
+    /// `cnot.type d, a`: 1 when `a` is 0, else 0.
+    Cnot,
+    /// `mul24.{lo,hi}` / `mad24.{lo,hi}`: products of the low 24 bits (high half when true).
+    Mul24(bool, bool),
+}
+
+/// A cold integer instruction: operation, type, destination, sources.
+#[derive(Clone, Debug)]
+pub struct BitsInst {
+    pub op: BitsOp,
+    pub ty: Ty,
+    pub d: u32,
+    pub src: [Src; 4],
+}
+
+/// `cvt` with a rounding modifier or `.sat`.
+#[derive(Clone, Debug)]
+pub struct CvtInst {
+    pub dst_ty: Ty,
+    pub src_ty: Ty,
+    /// `.rn`/`.rz`/`.rm`/`.rp` (to a float), or with `int` the integer rounding
+    /// `.rni`/`.rzi`/`.rmi`/`.rpi` (to an integer value).
+    pub round: Option<Round>,
+    pub int: bool,
+    pub sat: bool,
+    pub d: u32,
+    pub a: Src,
+    /// The second source of the packing form (converted to the lower half).
+    pub b: Option<Src>,
+}
+
+/// `setp` with a second (negated) destination or a combining predicate:
+/// `setp.cmp{.bool}.type p{|q}, a, b{, {!}c}`.
+#[derive(Clone, Debug)]
+pub struct SetpInst {
+    pub cmp: Cmp,
+    pub ty: Ty,
+    /// `.and`/`.or`/`.xor` with `c` (`BinOp::And` … ), if any.
+    pub combine: Option<(BinOp, Src, bool)>,
+    pub p: u32,
+    pub q: Option<u32>,
+    pub a: Src,
+    pub b: Src,
+}
+
+/// A vector access: `ld`/`st` `.v2`/`.v4` with its element registers (loads) or sources
+/// (stores); the memory model treats it as one scalar access per element (PTX ISA 8.2.4).
+#[derive(Clone, Debug)]
+pub struct VecInst {
+    pub store: bool,
+    pub space: Space,
+    pub sem: Sem,
+    pub scope: Scope,
+    pub ty: Ty,
+    pub nc: bool,
+    /// Destination registers (`None` for `_`) or sources.
+    pub regs: Vec<Option<Src>>,
+    pub addr: Addr,
+}
+
+/// The warp-level collectives: each waits for the lanes of its member mask.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum WarpOp {
+    /// `shfl.sync.{up,down,bfly,idx}.b32 d{|p}, a, b, c, membermask`.
+    Shfl(ShflMode),
+    /// `vote.sync.{all,any,uni}.pred` / `vote.sync.ballot.b32`.
+    Vote(VoteMode),
+    /// `match.any.sync.b32/b64 d, a, membermask`.
+    MatchAny,
+    /// `match.all.sync.b32/b64 d{|p}, a, membermask`.
+    MatchAll,
+    /// `redux.sync.op.type d, a, membermask`.
+    Redux(ReduxOp),
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum ShflMode {
+    Up,
+    Down,
+    Bfly,
+    Idx,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum VoteMode {
+    All,
+    Any,
+    Uni,
+    Ballot,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum ReduxOp {
+    Add,
+    Min,
+    Max,
+    And,
+    Or,
+    Xor,
+}
+
+/// A warp collective: operation, type, destinations, sources (`a`, `b`, `c` as the
+/// instruction has them; vote's predicate is `a`, negated when `negate`), member mask.
+#[derive(Clone, Debug)]
+pub struct WarpInst {
+    pub op: WarpOp,
+    pub ty: Ty,
+    pub d: Option<u32>,
+    /// `shfl`'s and `match.all`'s predicate destination.
+    pub p: Option<u32>,
+    pub src: [Src; 3],
+    pub negate: bool,
+    pub mask: Src,
+}
+
+/// `bar.red.{popc,and,or}`: the reduction over the participating threads' predicates.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum BarRedOp {
+    Popc,
+    And,
+    Or,
 }
 
 /// A decoded instruction.
@@ -275,6 +488,28 @@ pub enum Op {
     Bar(Src, Option<Src>, bool),
     /// `bar.warp.sync membermask`: the warp-level barrier among the mask's lanes.
     BarWarp(Src),
+    /// `bar.arrive a, b`: arrival at barrier `a` (of `b` threads) without waiting.
+    BarArrive(Src, Src),
+    /// `bar.red.op d, a{, b}, {!}c`: reduction op, destination, barrier, count, predicate, negated.
+    BarRed(BarRedOp, u32, Src, Option<Src>, Src, bool),
+    /// A warp collective (shfl, vote, match, redux).
+    Warp(Box<WarpInst>),
+    /// `activemask.b32 d`: the lanes of the warp executing it together.
+    ActiveMask(u32),
+    /// A cold floating-point operation.
+    Float(Box<FloatInst>),
+    /// A cold integer operation.
+    Bits(Box<BitsInst>),
+    /// `cvt` with rounding or saturation.
+    CvtR(Box<CvtInst>),
+    /// `setp` with two destinations or a combining predicate.
+    SetpX(Box<SetpInst>),
+    /// A vector `ld`/`st`.
+    Vector(Box<VecInst>),
+    /// `ld.global.nc`: a read through the non-coherent path (scalar).
+    LdNc(Ty, u32, Addr),
+    /// No effect here (`fence.proxy.alias`: generic accesses need no proxy fence).
+    Nop,
     MbInit(Addr, Src),
     /// `mbarrier.arrive{_drop}{.noComplete}`: token register, object, count, whether `_drop`,
     /// whether `.noComplete` (must not complete the phase). The token holds the phase in its low
@@ -326,6 +561,9 @@ pub enum Symbol {
 /// The decoded program: every reachable function's instructions in one array.
 #[derive(Clone, Debug, Default)]
 pub struct Program {
+    /// Whether any instruction reads through `ld.global.nc` (the race detector then remembers
+    /// every global write to check them).
+    pub has_nc: bool,
     pub insts: Vec<Inst>,
     pub opcodes: Vec<String>,
     pub funcs: Vec<FuncInfo>,
@@ -376,6 +614,10 @@ pub struct Quals {
     pub space: Space,
     pub ty: Option<Ty>,
     pub rmw: Option<Rmw>,
+    /// `.nc`: the non-coherent read-only path of `ld.global.nc`.
+    pub nc: bool,
+    /// `.v2`/`.v4`: elements of a vector access (1 for a scalar one).
+    pub vector: u8,
     pub others: Vec<String>,
 }
 
@@ -386,6 +628,8 @@ pub fn quals(parts: &[&str]) -> Quals {
         space: Space::Generic,
         ty: None,
         rmw: None,
+        nc: false,
+        vector: 1,
         others: Vec::new(),
     };
     for p in parts {
@@ -397,7 +641,7 @@ pub fn quals(parts: &[&str]) -> Quals {
             "sc" => q.sem = Sem::Sc,
             "volatile" => {
                 // ld/st.volatile: relaxed at system scope (PTX ISA, memory consistency model).
-                q.sem = Sem::Relaxed;
+                q.sem = Sem::Volatile;
                 q.scope = Some(Scope::Sys);
             }
             "cta" => q.scope = Some(Scope::Cta),
@@ -406,7 +650,21 @@ pub fn quals(parts: &[&str]) -> Quals {
             "sys" => q.scope = Some(Scope::Sys),
             "global" => q.space = Space::Global,
             "shared" | "shared::cta" | "shared::cluster" => q.space = Space::Shared,
+            "L1::no_allocate"
+            | "L1::evict_last"
+            | "L1::evict_first"
+            | "L1::evict_normal"
+            | "L1::evict_unchanged"
+            | "L2::evict_last"
+            | "L2::evict_first"
+            | "L2::evict_normal"
+            | "L2::64B"
+            | "L2::128B"
+            | "L2::256B" => {}
             "local" => q.space = Space::Local,
+            "v2" => q.vector = 2,
+            "v4" => q.vector = 4,
+            "v8" => q.vector = 8,
             "const" => q.space = Space::Const,
             "add" => q.rmw = Some(Rmw::Add),
             "exch" => q.rmw = Some(Rmw::Exch),
@@ -418,8 +676,8 @@ pub fn quals(parts: &[&str]) -> Quals {
             "max" => q.rmw = Some(Rmw::Max),
             "inc" => q.rmw = Some(Rmw::Inc),
             "dec" => q.rmw = Some(Rmw::Dec),
-            "nc" | "ca" | "cg" | "cs" | "lu" | "cv" | "wb" | "wt" | "aligned" | "noftz" | "ftz" => {
-            }
+            "nc" => q.nc = true,
+            "ca" | "cg" | "cs" | "lu" | "cv" | "wb" | "wt" | "aligned" | "noftz" | "ftz" => {}
             t => match Ty::parse(t) {
                 Some(ty) => q.ty = Some(ty),
                 None => q.others.push(t.to_string()),

@@ -31,24 +31,29 @@
 //! assert_eq!(u32::from_le_bytes(out.buffers[0][..4].try_into().unwrap()), (0..32u32).sum::<u32>());
 //! ```
 
+mod arith;
+mod calls;
 pub mod cli;
 pub mod corpus;
 pub(crate) mod decode;
 mod exec;
+mod fmath;
 mod isa;
 mod launch;
 mod mbarrier;
 mod memory;
 mod parse;
+mod printf;
 mod race;
 mod report;
 mod sched;
 mod values;
+mod vector;
 mod wide;
 
 use decode::{Callee, Op, Program, Symbol};
 use exec::{Frame, State, Thread, World};
-pub use launch::{Arg, EXAMPLE_PTX, Launch, Outcome, SimError};
+pub use launch::{Arg, EXAMPLE_PTX, Launch, Outcome, SimError, VolatileMode};
 use parse::VarSpace;
 pub use report::{Finding, FindingKind};
 pub use sched::{HostCtx, HostStatus, HostThread, Mode};
@@ -285,8 +290,16 @@ impl Simulator {
                 }
             }
         }
-        // Direct calls named module functions: now name decoded ones.
+        // Direct calls named module functions: now name decoded ones; CUDA's `printf` is the
+        // toolkit's `vprintf`, declared and not defined.
         for inst in &mut prog.insts {
+            if let Op::Call(callee @ Callee::Direct(_), ..) = &mut inst.op
+                && let Callee::Direct(f) = *callee
+                && self.module.funcs[f as usize].name == "vprintf"
+                && self.module.funcs[f as usize].body.is_none()
+            {
+                *callee = Callee::Vprintf;
+            }
             if let Op::Call(Callee::Direct(f), ..) = &mut inst.op {
                 *f = *prog.by_module_index.get(f).ok_or_else(|| {
                     SimError::BadInput(format!(
@@ -477,7 +490,7 @@ impl Kernel {
                     device: false,
                 });
             }
-            race::Race::new(places, launch.seed)
+            race::Race::new(places, launch.seed, self.prog.has_nc)
         });
         let mut world = World {
             prog: &self.prog,
@@ -490,6 +503,8 @@ impl Kernel {
             progress: false,
             mb_clocks: Vec::new(),
             race_hit: None,
+            volatile_plain: launch.volatile == VolatileMode::Plain,
+            printed: Vec::new(),
         };
         let mut s = sched::Scheduler::new(
             &mut world,
@@ -511,6 +526,7 @@ impl Kernel {
                 .map(|&r| world.mem.regions[r].data.clone())
                 .collect(),
             instructions: world.instructions,
+            printed: std::mem::take(&mut world.printed),
         })
     }
 }

@@ -15,6 +15,10 @@ pub(super) struct FnDecoder<'a> {
     pub(super) fixups: Vec<(usize, String)>,
     /// Functions called or whose address is taken: module indices.
     pub(super) reached: Vec<u32>,
+    /// Registers declared without `%` (`.reg .f16 low;` in the toolkit headers' inline asm).
+    pub(super) declared: std::collections::HashSet<String>,
+    /// Whether an `ld.global.nc` was decoded.
+    pub(super) has_nc: bool,
 }
 
 pub(super) fn err(i: &RawInstr, what: impl std::fmt::Display) -> SimError {
@@ -47,7 +51,7 @@ impl FnDecoder<'_> {
         }
     }
     pub(super) fn dst(&mut self, i: &RawInstr, s: &str) -> Result<u32, SimError> {
-        if s.starts_with('%') {
+        if s.starts_with('%') || self.declared.contains(s) {
             Ok(self.reg(s))
         } else {
             Err(err(i, format!("`{s}` is not a register")))
@@ -58,7 +62,7 @@ impl FnDecoder<'_> {
         if let Some(sp) = special(s) {
             return Ok(Src::Special(sp));
         }
-        if s.starts_with('%') {
+        if s.starts_with('%') || self.declared.contains(s) {
             return Ok(Src::Reg(self.reg(s)));
         }
         if let Some(v) = parse_int(s) {
