@@ -1,0 +1,541 @@
+//! The scheduler of a launch: a seeded random interleaving at every memory operation (or a
+//! warp-lockstep order), CTA barriers with their divergence checks, host threads stepping on
+//! shared mapped memory, and hang detection in bounded steps.
+
+use super::exec::{Event, State, Thread, World};
+use super::memory::{self, Loc};
+use super::race::RaceHit;
+use super::report::{Finding, FindingKind, inst_name, thread_name};
+use barrier::CtaBarriers;
+use core::sync::atomic::Ordering;
+
+mod barrier;
+mod collective;
+
+/// How threads are interleaved.
+///
+/// ```
+/// use ptx_sim::{Launch, Mode};
+/// let mut l = Launch::new([1; 3], [64, 1, 1], Vec::new());
+/// l.mode = Mode::WarpLockstep;
+/// assert_ne!(l.mode, Mode::default());
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Mode {
+    /// A seeded random choice among runnable threads at every memory operation.
+    #[default]
+    Random,
+    /// Warp by warp, lane by lane, one memory operation each: the lanes of a warp advance
+    /// together, as in SIMT lockstep.
+    WarpLockstep,
+}
+
+/// What a host thread's step says.
+///
+/// ```
+/// use ptx_sim::{HostStatus, HostThread};
+/// let _waiter = HostThread::new(|_ctx| HostStatus::Parked); // sleeps for a wake-up
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HostStatus {
+    /// Call the step again.
+    Continue,
+    /// The host thread is finished.
+    Done,
+    /// The host thread sleeps until a notification; none can come from the device (its
+    /// `notify` cannot reach the host), so a parked host thread that is still parked when
+    /// everything else has stopped is reported as a hang.
+    Parked,
+}
+
+/// A host thread of a simulation: a closure called once per scheduling step; each call does a
+/// few memory operations through its [`HostCtx`] (on buffers, "mapped" memory) and says
+/// whether it is done. A waiting loop is written as a step that loads and returns `Continue`.
+pub struct HostThread {
+    step: Box<dyn FnMut(&mut HostCtx) -> HostStatus + Send>,
+}
+
+impl HostThread {
+    /// A host thread running `step` until it returns [`HostStatus::Done`].
+    ///
+    /// ```
+    /// use ptx_sim::{HostStatus, HostThread};
+    /// let mut left = 3;
+    /// let _t = HostThread::new(move |_ctx| {
+    ///     left -= 1;
+    ///     if left == 0 { HostStatus::Done } else { HostStatus::Continue }
+    /// });
+    /// ```
+    pub fn new(step: impl FnMut(&mut HostCtx) -> HostStatus + Send + 'static) -> HostThread {
+        HostThread {
+            step: Box::new(step),
+        }
+    }
+}
+
+/// A host thread's view of the simulation: the buffers' addresses and system-scope atomic or
+/// plain accesses to them, each checked like a device access (bounds, races).
+///
+/// ```
+/// use ptx_sim::{Arg, EXAMPLE_PTX, HostStatus, HostThread, Launch, Simulator};
+/// use std::sync::atomic::Ordering;
+/// let kernel = Simulator::new(EXAMPLE_PTX).unwrap().kernel("count").unwrap();
+/// let mut l = Launch::new([1; 3], [8, 1, 1], vec![Arg::Ptr(0, 0)]);
+/// l.buffers = vec![vec![0; 8]];
+/// // The host waits (polling) until the device's sum reaches 28, then writes word 1.
+/// let host = HostThread::new(|ctx| {
+///     if ctx.load_u32(ctx.buffer(0), Ordering::Acquire) != 28 {
+///         return HostStatus::Continue;
+///     }
+///     ctx.store_u32(ctx.buffer(0) + 4, 1, Ordering::Relaxed);
+///     HostStatus::Done
+/// });
+/// let out = kernel.launch(&l, vec![host]).unwrap();
+/// assert_eq!(out.buffers[0][4..], 1u32.to_le_bytes());
+/// // The kernel's reductions have gpu scope, which does not include a host thread: the host's
+/// // system-scope load is not morally strong with them, a scope race.
+/// assert!(out.findings[0].text.starts_with("race: ") && out.findings[0].text.contains("host thread 0"));
+/// ```
+pub struct HostCtx<'a, 'p> {
+    world: &'a mut World<'p>,
+    t: u32,
+    buffers: &'a [u64],
+    recent: &'a mut Vec<(u64, u64)>,
+    stop: Option<Event>,
+}
+
+fn strength(order: Ordering) -> (bool, bool) {
+    (
+        matches!(
+            order,
+            Ordering::Acquire | Ordering::AcqRel | Ordering::SeqCst
+        ),
+        matches!(
+            order,
+            Ordering::Release | Ordering::AcqRel | Ordering::SeqCst
+        ),
+    )
+}
+
+impl HostCtx<'_, '_> {
+    /// The device address of buffer `i` (in the order of the launch's buffers).
+    pub fn buffer(&self, i: usize) -> u64 {
+        self.buffers[i]
+    }
+
+    fn op(&mut self, addr: u64, size: u64, write: Option<u64>, strong: Option<Ordering>) -> u64 {
+        if self.stop.is_some() {
+            return 0;
+        }
+        let scope = super::decode::Scope::Sys;
+        let is_write = write.is_some();
+        let loc = match self.world.access(
+            (u32::MAX, 0),
+            self.t,
+            super::decode::Space::Generic,
+            addr,
+            size,
+            is_write,
+            strong.is_some(),
+            scope,
+            u32::MAX,
+        ) {
+            Ok(l) => l,
+            Err(e) => {
+                self.stop = Some(e);
+                return 0;
+            }
+        };
+        let Loc::Global(r, o) = loc else {
+            self.stop = Some(Event::Fault(format!(
+                "host access at {addr:#x}, which is not global memory"
+            )));
+            return 0;
+        };
+        let data = &mut self.world.mem.regions[r as usize].data;
+        let old = memory::read(data, o as usize, size);
+        if let Some(v) = write {
+            memory::write(data, o as usize, size, v);
+        }
+        if let (Some(order), Some(race)) = (strong, &mut self.world.race) {
+            let key = World::sync_key(u32::MAX, loc);
+            let (acq, rel) = strength(order);
+            if is_write {
+                race.write_sync(key, self.t, scope, rel, false);
+            } else {
+                race.read_sync(key, self.t, scope, acq);
+            }
+        }
+        match write {
+            Some(v) if v != old => self.world.progress = true,
+            Some(_) => {}
+            None => {
+                if !self.recent.contains(&(addr, old)) {
+                    self.recent.push((addr, old));
+                    if self.recent.len() > 4 {
+                        self.recent.remove(0);
+                    }
+                    self.world.progress = true;
+                }
+            }
+        }
+        old
+    }
+
+    /// An atomic 32-bit load at system scope.
+    pub fn load_u32(&mut self, addr: u64, order: Ordering) -> u32 {
+        self.op(addr, 4, None, Some(order)) as u32
+    }
+    /// An atomic 32-bit store at system scope.
+    pub fn store_u32(&mut self, addr: u64, v: u32, order: Ordering) {
+        self.op(addr, 4, Some(u64::from(v)), Some(order));
+    }
+    /// An atomic 64-bit load at system scope.
+    pub fn load_u64(&mut self, addr: u64, order: Ordering) -> u64 {
+        self.op(addr, 8, None, Some(order))
+    }
+    /// An atomic 64-bit store at system scope.
+    pub fn store_u64(&mut self, addr: u64, v: u64, order: Ordering) {
+        self.op(addr, 8, Some(v), Some(order));
+    }
+    /// A plain (non-atomic) 32-bit read.
+    pub fn read_u32(&mut self, addr: u64) -> u32 {
+        self.op(addr, 4, None, None) as u32
+    }
+    /// A plain (non-atomic) 32-bit write.
+    pub fn write_u32(&mut self, addr: u64, v: u32) {
+        self.op(addr, 4, Some(u64::from(v)), None);
+    }
+}
+
+/// Runs threads (and host threads) to completion or to the first stopping finding.
+pub struct Scheduler<'w, 'p> {
+    pub world: &'w mut World<'p>,
+    pub threads: Vec<Thread>,
+    pub hosts: Vec<HostThread>,
+    pub mode: Mode,
+    pub rng: u64,
+    pub findings: Vec<Finding>,
+    pub buffers: Vec<u64>,
+    cta_threads: u32,
+    bars: Vec<CtaBarriers>,
+    live: Vec<u32>,
+    /// Host threads parked for a notification.
+    parked: Vec<u32>,
+    /// Threads of each CTA that have exited.
+    exited: Vec<u32>,
+    /// Lanes waiting at warp collectives, per (CTA, warp).
+    warp_groups: std::collections::HashMap<(u32, u32), Vec<collective::WarpGroup>>,
+    /// Lanes waiting at `activemask`, per (CTA, warp), with the instruction.
+    active_waits: std::collections::HashMap<(u32, u32), Vec<(u32, u32)>>,
+    seen_races: std::collections::HashSet<(u32, u32)>,
+}
+
+const MAX_RACES: usize = 8;
+/// Instructions without progress after which a launch is reported as hung.
+const IDLE_INSTRUCTIONS: u64 = 1 << 26;
+
+impl<'w, 'p> Scheduler<'w, 'p> {
+    pub fn new(
+        world: &'w mut World<'p>,
+        threads: Vec<Thread>,
+        hosts: Vec<HostThread>,
+        mode: Mode,
+        seed: u64,
+        buffers: Vec<u64>,
+    ) -> Self {
+        let ctas = world.grid.iter().product::<u32>() as usize;
+        let cta_threads = world.block.iter().product::<u32>();
+        let live = (0..(threads.len() + hosts.len()) as u32).collect();
+        Scheduler {
+            world,
+            threads,
+            hosts,
+            mode,
+            rng: seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1,
+            findings: Vec::new(),
+            buffers,
+            cta_threads,
+            bars: vec![CtaBarriers::default(); ctas],
+            live,
+            exited: vec![0; ctas],
+            parked: Vec::new(),
+            warp_groups: Default::default(),
+            active_waits: Default::default(),
+            seen_races: Default::default(),
+        }
+    }
+
+    fn name(&self, t: u32) -> String {
+        match self.threads.get(t as usize) {
+            Some(th) => thread_name(th.ctaid, th.tid, self.world.grid, self.world.block),
+            None => format!("host thread {}", t as usize - self.threads.len()),
+        }
+    }
+
+    fn inst(&self, i: u32) -> String {
+        if i == u32::MAX {
+            "a host access".into()
+        } else {
+            inst_name(self.world.prog, i)
+        }
+    }
+
+    fn stop(&mut self, kind: FindingKind, text: String) {
+        self.findings.push(Finding::new(kind, text));
+    }
+
+    fn stopped(&self) -> bool {
+        self.findings.iter().any(|f| f.kind != FindingKind::Race)
+            || self.findings.len() >= MAX_RACES
+    }
+
+    fn random(&mut self, n: usize) -> usize {
+        self.rng ^= self.rng << 13;
+        self.rng ^= self.rng >> 7;
+        self.rng ^= self.rng << 17;
+        (self.rng % n as u64) as usize
+    }
+
+    fn race(&mut self, t: u32, hit: RaceHit, addr: u64) {
+        let (e, l) = (hit.earlier, hit.later);
+        if !self
+            .seen_races
+            .insert((e.inst.min(l.inst), e.inst.max(l.inst)))
+        {
+            return;
+        }
+        let kind = |w: bool, strong: bool, scope: super::decode::Scope| {
+            format!(
+                "{} {}",
+                if strong {
+                    format!("strong ({})", scope.ptx())
+                } else {
+                    "plain".into()
+                },
+                if w { "write" } else { "read" }
+            )
+        };
+        let why = hit.reason;
+        if why == super::race::READ_ONLY_REASON {
+            let earlier = (e.write, e.strong, e.scope, e.inst, e.tid);
+            let later = (l.write, l.strong, l.scope, l.inst, t);
+            let (w, r) = if e.write {
+                (earlier, later)
+            } else {
+                (later, earlier)
+            };
+            let text = format!(
+                "{} {} by {} and ld.global.nc read {} by {} at {}: {why}",
+                kind(w.0, w.1, w.2),
+                self.inst(w.3),
+                self.name(w.4),
+                self.inst(r.3),
+                self.name(r.4),
+                self.world.mem.describe(addr),
+            );
+            self.findings.push(Finding::new(FindingKind::Race, text));
+            return;
+        }
+        let text = format!(
+            "{} {} by {} and {} {} by {} at {}, unordered by the schedule's causality order and {why}",
+            kind(e.write, e.strong, e.scope),
+            self.inst(e.inst),
+            self.name(e.tid),
+            kind(l.write, l.strong, l.scope),
+            self.inst(l.inst),
+            self.name(t),
+            self.world.mem.describe(addr),
+        );
+        self.findings.push(Finding::new(FindingKind::Race, text));
+    }
+
+    /// The threads `ids` leave a barrier or collective together and run again; with `sync`
+    /// (barriers), each one's accesses before it happen before every one's after it (race
+    /// detection).
+    fn release(&mut self, ids: &[u32], sync: bool) {
+        if sync && let Some(race) = &mut self.world.race {
+            race.join_all(ids);
+        }
+        for &t in ids {
+            self.threads[t as usize].state = State::Ready;
+            self.live.push(t);
+        }
+        if self.mode == Mode::WarpLockstep {
+            self.live.sort_unstable();
+        }
+        self.world.progress = true;
+    }
+
+    /// Runs until every thread is done or a finding stops the launch.
+    pub fn run(&mut self, hang_bound: u64) -> bool {
+        let n_dev = self.threads.len() as u32;
+        let mut idle: u64 = 0;
+        let mut progress_at: u64 = 0;
+        let mut cursor = 0usize;
+        let mut host_recent: Vec<Vec<(u64, u64)>> = vec![Vec::new(); self.hosts.len()];
+        while !self.live.is_empty() {
+            let k = match self.mode {
+                Mode::Random => self.random(self.live.len()),
+                Mode::WarpLockstep => {
+                    cursor %= self.live.len();
+                    cursor += 1;
+                    cursor - 1
+                }
+            };
+            let t = self.live[k];
+            self.world.progress = false;
+            if t >= n_dev {
+                let h = (t - n_dev) as usize;
+                let mut ctx = HostCtx {
+                    world: self.world,
+                    t,
+                    buffers: &self.buffers,
+                    recent: &mut host_recent[h],
+                    stop: None,
+                };
+                let status = (self.hosts[h].step)(&mut ctx);
+                let stop = ctx.stop.take();
+                if let Some((hit, addr)) = self.world.race_hit.take() {
+                    self.race(t, hit, addr);
+                }
+                if let Some(Event::Fault(f)) = stop {
+                    let text = format!("{}: {f}", self.name(t));
+                    self.stop(FindingKind::Fault, text)
+                }
+                match status {
+                    HostStatus::Continue => {}
+                    HostStatus::Done => {
+                        self.live.remove(k);
+                        self.world.progress = true;
+                    }
+                    HostStatus::Parked => {
+                        self.live.remove(k);
+                        self.parked.push(t);
+                        self.world.progress = true;
+                    }
+                }
+            } else {
+                let th = &mut self.threads[t as usize];
+                let ev = self.world.run(th, t);
+                let at = th.pc.saturating_sub(1);
+                let cta = th.cta as usize;
+                if let Some((hit, addr)) = self.world.race_hit.take() {
+                    self.race(t, hit, addr);
+                }
+                match ev {
+                    Event::Yield => {}
+                    Event::Barrier(bar) => {
+                        let count = bar.count;
+                        if count.is_some_and(|c| c == 0 || c % 32 != 0 || c > self.cta_threads) {
+                            let text = format!(
+                                "{} at {}: barrier thread count {} is not a positive multiple of 32 up to the CTA's {} threads",
+                                self.name(t),
+                                self.inst(at),
+                                count.unwrap_or(0),
+                                self.cta_threads
+                            );
+                            self.stop(FindingKind::Fault, text);
+                        } else {
+                            self.arrive(t, bar, at);
+                        }
+                    }
+                    Event::WarpSync(mask) => self.warp_sync(t, mask, at),
+                    Event::Collective => self.collective(t, at),
+                    Event::Exited => {
+                        self.threads[t as usize].state = State::Done;
+                        self.exited[cta] += 1;
+                        self.live.remove(k);
+                        self.world.progress = true;
+                        self.check_unreachable(cta, t);
+                        let th = &self.threads[t as usize];
+                        let key = (th.cta, th.lin / 32);
+                        if self.warp_groups.contains_key(&key)
+                            || self.active_waits.contains_key(&key)
+                        {
+                            self.lane_exited(key);
+                        }
+                    }
+                    Event::Fault(f) => {
+                        let text = format!("{} at {}: {f}", self.name(t), self.inst(at));
+                        self.stop(FindingKind::Fault, text);
+                    }
+                }
+            }
+            if self.stopped() {
+                return false;
+            }
+            if self.world.progress {
+                idle = 0;
+                progress_at = self.world.instructions;
+            } else {
+                idle += 1;
+                // Bounded in steps (spinning on memory) and in instructions (spinning in registers).
+                let spun = self.world.instructions - progress_at > IDLE_INSTRUCTIONS;
+                if spun || idle > hang_bound + 64 * self.live.len() as u64 {
+                    let mut who: Vec<String> = self
+                        .live
+                        .iter()
+                        .take(4)
+                        .map(|&t| match self.threads.get(t as usize) {
+                            Some(th) => format!(
+                                "{} at {}",
+                                self.name(t),
+                                self.inst(th.pc.saturating_sub(1))
+                            ),
+                            None => self.name(t),
+                        })
+                        .collect();
+                    if self.live.len() > 4 {
+                        who.push(format!("and {} more", self.live.len() - 4));
+                    }
+                    let text = format!(
+                        "no thread made progress in {idle} scheduling steps ({} instructions): every live thread spins on values nobody changes ({})",
+                        self.world.instructions - progress_at,
+                        who.join(", ")
+                    );
+                    self.stop(FindingKind::Hang, text);
+                    return false;
+                }
+            }
+        }
+        if let Some(&t) = self.parked.first() {
+            let text = format!(
+                "{} is parked waiting for a notification, and every device thread has finished: a device thread cannot wake a host thread (its notify does not reach the host), so the host waits forever",
+                self.name(t)
+            );
+            self.stop(FindingKind::Hang, text);
+            return false;
+        }
+        // Nobody runnable: threads left waiting at barriers can never leave.
+        let stuck: Vec<(u32, u32)> = self
+            .bars
+            .iter()
+            .flat_map(|b| {
+                b.arrivals
+                    .iter()
+                    .flatten()
+                    .filter(|a| a.waits)
+                    .map(|a| (a.t, a.at))
+            })
+            .chain(
+                self.warp_groups
+                    .values()
+                    .flatten()
+                    .flat_map(|g| g.members.iter().copied()),
+            )
+            .chain(self.active_waits.values().flatten().copied())
+            .collect();
+        if let Some(&(t, at)) = stuck.first() {
+            let text = format!(
+                "{} threads wait at barriers that cannot complete, e.g. {} at {}",
+                stuck.len(),
+                self.name(t),
+                self.inst(at)
+            );
+            self.stop(FindingKind::Hang, text);
+            return false;
+        }
+        true
+    }
+}
