@@ -462,6 +462,11 @@ impl<'w, 'p> Scheduler<'w, 'p> {
                     }
                 }
             }
+            // Lockstep: a thread that left the live list (exit, barrier) at the cursor's
+            // previous position must not make the next one lose its turn.
+            if self.mode == Mode::WarpLockstep && self.live.get(k) != Some(&t) && cursor > k {
+                cursor -= 1;
+            }
             if self.stopped() {
                 return false;
             }

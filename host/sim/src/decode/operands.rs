@@ -89,12 +89,13 @@ impl FnDecoder<'_> {
             .strip_prefix('[')
             .and_then(|r| r.strip_suffix(']'))
             .ok_or_else(|| err(i, format!("`{s}` is not an address")))?;
-        let (base, off) = match inner.rfind(['+', '-']).filter(|&p| p > 0) {
+        // `[base+off]`, `[base-off]` and nvcc's `[base+-off]`.
+        let (base, off) = match inner.find(['+', '-']).filter(|&p| p > 0) {
             Some(p) => {
-                let o = parse_int(&inner[p + 1..])
-                    .ok_or_else(|| err(i, format!("bad offset in `{s}`")))?
-                    as i64;
-                (&inner[..p], if &inner[p..=p] == "-" { -o } else { o })
+                let text = inner[p + 1..].trim();
+                let o =
+                    parse_int(text).ok_or_else(|| err(i, format!("bad offset in `{s}`")))? as i64;
+                (inner[..p].trim(), if &inner[p..=p] == "-" { -o } else { o })
             }
             None => (inner, 0),
         };

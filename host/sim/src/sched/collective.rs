@@ -4,8 +4,10 @@
 //! * A lane waits until the lanes of its member mask have executed a collective of the same
 //!   kind and qualifiers with the same mask (for the data collectives, the lanes that have not
 //!   exited; for `bar.warp.sync`, all of them). A mask without the executing lane, naming lanes
-//!   the warp lacks, or differing from the mask of a waiting lane it names (or that names it) is
-//!   undefined in PTX: a finding.
+//!   the warp lacks, or differing from the mask of a lane waiting at the same instruction that
+//!   it names (or that names it) is undefined in PTX: a finding. (Two such lanes are seen when
+//!   they wait together: in warp-lockstep mode always, in random mode when the schedule has
+//!   them meet; masks that never meet leave a hang.)
 //! * Only `bar.warp.sync` orders memory among its lanes; the data collectives exchange register
 //!   values and order nothing.
 //! * `activemask` reports the lanes executing it together: it waits until no lane of its warp
@@ -129,10 +131,14 @@ impl Scheduler<'_, '_> {
     fn join_group(&mut self, t: u32, at: u32, mask: u32, kind: Collective) {
         let (key, lane) = self.warp_of(t);
         let groups = self.warp_groups.entry(key).or_default();
+        // Lanes at the same collective instruction with masks that differ, one naming the other:
+        // they cannot all complete together. (Lanes at different instructions may: a lane
+        // waiting at one collective for another lane still on its way to it.)
         let clash = groups.iter().find_map(|g| {
             let names_me = g.mask & (1 << lane) != 0;
             let named = g.members.iter().find(|m| mask & (1 << (m.0 % 32)) != 0);
-            ((g.mask != mask || g.kind != kind) && (names_me || named.is_some()))
+            let same_instruction = g.members.iter().any(|m| m.1 == at);
+            (g.kind == kind && g.mask != mask && same_instruction && (names_me || named.is_some()))
                 .then(|| (g.mask, g.kind, *named.or(g.members.first()).unwrap()))
         });
         if let Some((other_mask, other_kind, (u, uat))) = clash {
