@@ -14,10 +14,29 @@
 //! * Findings ([`Finding`]) start with `race:`, `divergence:`, `hang:` or `fault:` and name
 //!   threads as `(block,thread)` and instructions by PTX line (and source line with `.loc`).
 //!
+//! **CUDA C++ kernels.** The PTX nvcc emits runs as it is: `membar` (`__threadfence()`,
+//! `fence.sc` at its scope), `ld/st.volatile`, `ld.global.nc` (`__ldg`, `const __restrict__`:
+//! a location read there and written during the kernel is a finding, since the memory model
+//! does not cover that path), the warp collectives (`shfl.sync`, `vote.sync`, `match.sync`,
+//! `redux.sync`, `activemask`, `bar.warp.sync`, with the member-mask rules), named barriers
+//! (`bar.sync`/`bar.arrive`/`bar.red` with ids and thread counts), non-inlined functions with
+//! `.local` frames, `printf` ([`Outcome::printed`]), vector accesses and the arithmetic of `-O3`
+//! code with its rounding modifiers.
+//!
+//! **Two views of `volatile`.** PTX makes a volatile access a relaxed one at system scope, so
+//! volatile accesses of the same location never race with each other; CUDA C++ (and the
+//! published GPU race detectors) treat `volatile` as a plain access. [`Launch::volatile`]
+//! chooses ([`VolatileMode`], with an example of a kernel race-free in one view and racy in the
+//! other); `--volatile plain` on the command line.
+//!
 //! The module tree: `parse` (PTX text → functions and statements), `decode` (compact
-//! instruction forms), `exec` (the interpreter), `values` (arithmetic), `memory` (state
-//! spaces, mbarrier objects), `sched` (scheduler, barriers, host threads, hangs), `race` (the
-//! detector), `report` (findings), [`cli`] (the `ptx-sim` command, also `cargo host sim`).
+//! instruction forms; `decode/arith` and `decode/collective` for the cold arithmetic and the
+//! barriers and warp collectives), `exec` (the interpreter), `arith`/`fmath` (the cold
+//! arithmetic, rounding exactly), `values` (arithmetic), `vector` (vector and read-only
+//! accesses), `calls` and `printf` (calls, returns, `vprintf`), `memory` (state spaces,
+//! mbarrier objects), `sched` (scheduler, CTA barriers in `sched/barrier`, warp collectives in
+//! `sched/collective`, host threads, hangs), `race` (the detector), `report` (findings),
+//! [`cli`] (the `ptx-sim` command, also `cargo host sim`).
 //!
 //! ```
 //! use ptx_sim::{Arg, EXAMPLE_PTX, Launch, Simulator};

@@ -220,11 +220,8 @@ pub(super) fn cvt(d: &mut FnDecoder, i: &RawInstr, rest: &[&str]) -> Result<Op, 
     if matches!(src_ty.kind, Kind::F16x2 | Kind::Bf16x2) {
         return Err(err(i, "cvt from a packed pair is not supported"));
     }
-    let plain = !packed
-        && !sat
-        && !int
-        && matches!(round, None | Some(Round::Rn))
-        && !(src_ty.kind.is_float() && !dst_ty.kind.is_float());
+    let float_to_int = src_ty.kind.is_float() && !dst_ty.kind.is_float();
+    let plain = !(packed || sat || int || float_to_int) && matches!(round, None | Some(Round::Rn));
     if plain {
         return Ok(Op::Cvt(
             dst_ty,
