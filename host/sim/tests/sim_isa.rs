@@ -47,7 +47,7 @@ const PTX: &str = "
 	mov.f32 %f2, 0fC02CCCCD;
 	cvt.rzi.s32.f32 %r14, %f2;
 	st.global.u32 [%rd1+36], %r14;
-	mov.f32 %f3, 0f40200000;
+	mov.f32 %f3, 0f40600000;
 	cvt.rni.s32.f32 %r15, %f3;
 	st.global.u32 [%rd1+40], %r15;
 	mov.u32 %r16, 300;
@@ -101,6 +101,8 @@ const PTX: &str = "
 	st.global.u32 [%rd1+120], %r38;
 	cvt.rn.f16x2.f32 %r39, 0f40000000, 0f3F800000;
 	st.global.u32 [%rd1+124], %r39;
+	add.s64 %rd3, %rd1, 132;
+	st.global.u32 [%rd3+-4], %r4;
 	ret;
 }
 ";
@@ -110,7 +112,7 @@ fn each_instruction_computes_what_the_isa_defines() {
     let k = Simulator::new(PTX).unwrap().kernel("isa").unwrap();
     let out = k
         .launch(
-            &Launch::new([1; 3], [1; 3], vec![Arg::Buffer(vec![0; 128])]),
+            &Launch::new([1; 3], [1; 3], vec![Arg::Buffer(vec![0; 132])]),
             Vec::new(),
         )
         .unwrap();
@@ -130,7 +132,11 @@ fn each_instruction_computes_what_the_isa_defines() {
     assert_eq!(w(28), 1, "setp.and with two destinations: p true, q false");
     assert_eq!(w(32), 1, "bar.red.and of one thread");
     assert_eq!(w(36) as i32, -2, "cvt.rzi of -2.7");
-    assert_eq!(w(40), 2, "cvt.rni of 2.5 (to even)");
+    assert_eq!(
+        w(40),
+        4,
+        "cvt.rni of 3.5 (to even; truncation would give 3)"
+    );
     assert_eq!(w(44), 255, "cvt.sat.u8 of 300");
     assert_eq!(f(48), 1.0, "add.rm of 1 + 2^-30");
     assert_eq!(f(52), 1f32.next_up(), "add.rp of 1 + 2^-30");
@@ -159,4 +165,26 @@ fn each_instruction_computes_what_the_isa_defines() {
         0x4000_3c00,
         "cvt.rn.f16x2.f32: a (2.0) high, b (1.0) low"
     );
+}
+
+#[test]
+fn cvt_to_integer_rounds_as_asked_and_saturates() {
+    // `cvt.rni` rounds to nearest even (3.5 → 4, not truncated to 3); a float beyond the
+    // integer range saturates (1e20 → i32::MAX), as the ISA defines float-to-integer `cvt`.
+    let ptx = ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k(.param .u64 p)\n{\n\
+        \tld.param.u64 %rd1, [p];\n\tmov.f32 %f3, 0f40600000;\n\tcvt.rni.s32.f32 %r15, %f3;\n\
+        \tst.global.u32 [%rd1], %r15;\n\tmov.f32 %f4, 0f60AD78EC;\n\tcvt.rzi.s32.f32 %r16, %f4;\n\
+        \tst.global.u32 [%rd1+4], %r16;\n\tret;\n}\n";
+    let k = Simulator::new(ptx).unwrap().kernel("k").unwrap();
+    let o = k
+        .launch(
+            &Launch::new([1; 3], [1; 3], vec![Arg::Buffer(vec![0; 8])]),
+            Vec::new(),
+        )
+        .unwrap();
+    let w: Vec<i32> = o.buffers[0]
+        .chunks(4)
+        .map(|c| i32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    assert_eq!(w, [4, i32::MAX]);
 }
