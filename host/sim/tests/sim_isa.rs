@@ -188,3 +188,24 @@ fn cvt_to_integer_rounds_as_asked_and_saturates() {
         .collect();
     assert_eq!(w, [4, i32::MAX]);
 }
+
+#[test]
+fn activemask_completes_when_the_other_lanes_wait_at_a_cta_barrier() {
+    // Lanes 0..15 take a branch with `activemask`; lanes 16..31 go straight to `bar.sync`, where
+    // lanes 0..15 join them after. The active mask is the branch's 16 lanes.
+    let ptx = ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k(.param .u64 p)\n{\n\
+        \tld.param.u64 %rd1, [p];\n\tmov.u32 %r1, %tid.x;\n\tsetp.ge.u32 %p1, %r1, 16;\n\
+        \t@%p1 bra $L_join;\n\tactivemask.b32 %r2;\n\tmul.wide.u32 %rd2, %r1, 4;\n\
+        \tadd.s64 %rd3, %rd1, %rd2;\n\tst.global.u32 [%rd3], %r2;\n$L_join:\n\tbar.sync 0;\n\tret;\n}\n";
+    let k = Simulator::new(ptx).unwrap().kernel("k").unwrap();
+    for mode in [ptx_sim::Mode::WarpLockstep, ptx_sim::Mode::Random] {
+        let mut l = Launch::new([1; 3], [32, 1, 1], vec![Arg::Buffer(vec![0; 64])]);
+        l.mode = mode;
+        let o = k.launch(&l, Vec::new()).unwrap();
+        assert!(o.completed, "{mode:?}: {:?}", o.findings);
+        assert!(
+            o.buffers[0].chunks(4).all(|c| c == 0xffffu32.to_le_bytes()),
+            "{mode:?}"
+        );
+    }
+}

@@ -68,6 +68,9 @@ impl Scheduler<'_, '_> {
         if bar.waits {
             self.threads[t as usize].state = State::AtBarrier(bar.id);
             self.live.retain(|&x| x != t);
+            // A lane that stops here may be what an `activemask` of its warp waits for.
+            let lin = self.threads[t as usize].lin;
+            self.check_active((cta as u32, lin / 32));
         } else if let Some(race) = &mut self.world.race {
             race.release_into(t, &mut self.bars[cta].arrive_clock[id]);
         }
