@@ -3,8 +3,8 @@
 //! format string in global memory, the arguments packed in the caller's local memory, each at
 //! its natural alignment (as nvcc lays them out).
 
-use super::decode::Callee;
 use super::decode::Space;
+use super::decode::{Callee, Kind, ParamVecInst, Src};
 use super::exec::{Event, Frame, Thread, World};
 use super::memory::{self, Loc};
 
@@ -89,6 +89,29 @@ impl World<'_> {
         th.base = frame.reg_base;
         th.frames.push(frame);
         None
+    }
+
+    /// `st.param.v2/.v4` or `ld.param.v4`: the elements at consecutive offsets of the frame's
+    /// parameter area.
+    #[cold]
+    pub(super) fn param_vector(&mut self, th: &mut Thread, v: &ParamVecInst) {
+        let base = th.frames.last().map_or(0, |f| f.param_base) as usize + v.slot as usize;
+        let size = u64::from(v.ty.bytes);
+        for (k, reg) in v.regs.iter().enumerate() {
+            let at = base + k * v.ty.bytes as usize;
+            if v.store {
+                let value = reg.map_or(0, |s| self.val(th, s));
+                memory::write(&mut th.params, at, size, value);
+            } else if let Some(Src::Reg(d)) = reg {
+                let raw = memory::read(&th.params, at, size);
+                let value = if v.ty.kind == Kind::S {
+                    super::values::sext(raw, v.ty.bytes) as u64
+                } else {
+                    raw
+                };
+                Self::set(th, *d, value);
+            }
+        }
     }
 
     /// The NUL-terminated string at generic or global address `addr`.

@@ -559,6 +559,7 @@ impl World<'_> {
                     }
                 }
                 Op::LdNc(ty, d, a) => return self.ld_nc(th, t, pc, *ty, *d, a),
+                Op::ParamVector(v) => self.param_vector(th, v),
                 Op::Nop => {}
                 Op::BarWarp(mask) => return Event::WarpSync(self.val(th, *mask) as u32),
                 Op::MbInit(a, count) => return self.mb_init(th, a, count),

@@ -313,6 +313,8 @@ pub enum Op {
     Vector(Box<VecInst>),
     /// `ld.global.nc`: a read through the non-coherent path (scalar).
     LdNc(Ty, u32, Addr),
+    /// A vector access of the parameter space.
+    ParamVector(Box<ParamVecInst>),
     /// No effect here (`fence.proxy.alias`: generic accesses need no proxy fence).
     Nop,
     MbInit(Addr, Src),

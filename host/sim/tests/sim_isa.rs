@@ -209,3 +209,31 @@ fn activemask_completes_when_the_other_lanes_wait_at_a_cta_barrier() {
         );
     }
 }
+
+#[test]
+fn vector_parameters_of_a_call() {
+    // A device function taking a 16-byte struct by value and returning an 8-byte one, as nvcc
+    // passes them: `st.param.v4` into the argument, `ld.param.v4` in the callee, `st.param.v2`
+    // of the result, `ld.param.v2` by the caller.
+    let ptx = ".version 8.0\n.target sm_80\n.address_size 64\n\
+        .func (.param .align 8 .b8 r[8]) swap(.param .align 16 .b8 a[16])\n{\n\
+        \tld.param.v4.u32 {%r1, %r2, _, %r4}, [a];\n\tadd.s32 %r5, %r1, %r4;\n\
+        \tst.param.v2.u32 [r+0], {%r2, %r5};\n\tret;\n}\n\
+        .visible .entry k(.param .u64 p)\n{\n\tld.param.u64 %rd1, [p];\n\
+        \t{\n\t.param .align 16 .b8 param0[16];\n\tst.param.v4.u32 [param0+0], {10, 20, 30, 40};\n\
+        \t.param .align 8 .b8 retval0[8];\n\tcall.uni (retval0), swap, (param0);\n\
+        \tld.param.v2.u32 {%r6, %r7}, [retval0+0];\n\t}\n\
+        \tst.global.u32 [%rd1], %r6;\n\tst.global.u32 [%rd1+4], %r7;\n\tret;\n}\n";
+    let k = Simulator::new(ptx).unwrap().kernel("k").unwrap();
+    let o = k
+        .launch(
+            &Launch::new([1; 3], [1; 3], vec![Arg::Buffer(vec![0; 8])]),
+            Vec::new(),
+        )
+        .unwrap();
+    assert!(o.completed, "{:?}", o.findings);
+    assert_eq!(
+        o.buffers[0],
+        [20u32.to_le_bytes(), 50u32.to_le_bytes()].concat()
+    );
+}

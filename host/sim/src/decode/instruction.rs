@@ -206,6 +206,8 @@ pub(super) fn decode_one(d: &mut FnDecoder, i: &RawInstr, at: usize) -> Result<O
                 }
                 let (d0, d1) = (d.dst(i, inner[0])?, d.dst(i, inner[1])?);
                 Op::LdParamV2(ty, d0, d1, d.param_slot(i, &o[1])?)
+            } else if rest.iter().any(|q| matches!(*q, "v2" | "v4")) {
+                param_vector(d, i, base == "st", ty)?
             } else if base == "ld" {
                 Op::LdParam(ty, d.dst(i, &o[0])?, d.param_slot(i, &o[1])?)
             } else {
@@ -487,5 +489,37 @@ fn vector(
         nc: q.nc,
         regs,
         addr,
+    })))
+}
+
+/// `st.param.v2/.v4 [p], {a, …}` and `ld.param.v4 {d, …}, [p]`: elements at consecutive offsets.
+fn param_vector(d: &mut FnDecoder, i: &RawInstr, store: bool, ty: Ty) -> Result<Op, SimError> {
+    let o = &i.operands;
+    let (list, slot) = if store {
+        (&o[1], &o[0])
+    } else {
+        (&o[0], &o[1])
+    };
+    let inner: Vec<&str> = list
+        .trim()
+        .strip_prefix('{')
+        .and_then(|l| l.strip_suffix('}'))
+        .ok_or_else(|| err(i, format!("`{list}` is not a vector")))?
+        .split(',')
+        .map(str::trim)
+        .collect();
+    let mut regs = Vec::with_capacity(inner.len());
+    for e in inner {
+        regs.push(match e {
+            "_" if !store => None,
+            e if store => Some(d.src(i, e)?),
+            e => Some(Src::Reg(d.dst(i, e)?)),
+        });
+    }
+    Ok(Op::ParamVector(Box::new(ParamVecInst {
+        store,
+        ty,
+        slot: d.param_slot(i, slot)?,
+        regs,
     })))
 }

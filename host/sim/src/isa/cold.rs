@@ -202,3 +202,14 @@ pub enum BarRedOp {
     And,
     Or,
 }
+
+/// A vector access of the parameter space (`st.param.v4`, `ld.param.v4`): elements of `ty` at
+/// consecutive offsets from `slot`.
+#[derive(Clone, Debug)]
+pub struct ParamVecInst {
+    pub store: bool,
+    pub ty: Ty,
+    pub slot: u32,
+    /// Sources (stores) or destination registers (loads; `None` for `_`).
+    pub regs: Vec<Option<Src>>,
+}
