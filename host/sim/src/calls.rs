@@ -48,6 +48,7 @@ impl World<'_> {
         let func = match callee {
             Callee::Direct(f) => f,
             Callee::Vprintf => return self.vprintf(th, args, rets),
+            Callee::AssertFail => return Some(self.assert_fail(th, args)),
             Callee::Indirect(s) => {
                 let a = self.val(th, s);
                 match memory::func_at(a).and_then(|m| prog.by_module_index.get(&m)) {
@@ -122,6 +123,24 @@ impl World<'_> {
         let data = &self.mem.regions[r as usize].data[o as usize..];
         let end = data.iter().position(|&b| b == 0).unwrap_or(data.len());
         Ok(String::from_utf8_lossy(&data[..end]).into_owned())
+    }
+
+    /// `__assertfail(message, file, line, function, char size)`: a fault naming the assertion.
+    fn assert_fail(&self, th: &Thread, args: &[u32]) -> Event {
+        let base = th.frames.last().map_or(0, |f| f.param_base) as usize;
+        let param = |k: usize, size: u64| {
+            args.get(k).map_or(0, |&slot| {
+                memory::read(&th.params, base + slot as usize, size)
+            })
+        };
+        let text = |k: usize| self.c_string(param(k, 8)).unwrap_or_else(|_| "?".into());
+        Event::Fault(format!(
+            "assertion `{}` failed ({}:{}, in {})",
+            text(0),
+            text(1),
+            param(2, 4),
+            text(3)
+        ))
     }
 
     /// `vprintf(format, args)`: formats and records a line for the thread; returns the number

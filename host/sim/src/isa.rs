@@ -257,6 +257,8 @@ pub enum Callee {
     Indirect(Src),
     /// CUDA's `printf`: the `vprintf(format, args)` the toolkit's runtime provides.
     Vprintf,
+    /// CUDA's failed `assert`: `__assertfail(message, file, line, function, char size)`.
+    AssertFail,
 }
 
 /// A decoded instruction.

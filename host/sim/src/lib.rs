@@ -317,15 +317,18 @@ impl Simulator {
                 }
             }
         }
-        // Direct calls named module functions: now name decoded ones; CUDA's `printf` is the
-        // toolkit's `vprintf`, declared and not defined.
+        // Direct calls named module functions: now name decoded ones; CUDA's `printf` and
+        // `assert` are the toolkit's `vprintf` and `__assertfail`, declared and not defined.
         for inst in &mut prog.insts {
             if let Op::Call(callee @ Callee::Direct(_), ..) = &mut inst.op
                 && let Callee::Direct(f) = *callee
-                && self.module.funcs[f as usize].name == "vprintf"
                 && self.module.funcs[f as usize].body.is_none()
             {
-                *callee = Callee::Vprintf;
+                match self.module.funcs[f as usize].name.as_str() {
+                    "vprintf" => *callee = Callee::Vprintf,
+                    "__assertfail" => *callee = Callee::AssertFail,
+                    _ => {}
+                }
             }
             if let Op::Call(Callee::Direct(f), ..) = &mut inst.op {
                 *f = *prog.by_module_index.get(f).ok_or_else(|| {

@@ -1003,3 +1003,24 @@ fn checked_in_ptx_is_what_nvcc_emits() {
     }
     let _ = std::fs::remove_dir_all(&out);
 }
+
+#[test]
+fn a_failed_assert_is_a_fault_naming_it() {
+    // `assert` is a call of the toolkit's `__assertfail`: the thread stops, a fault.
+    let args = |v: &[i32]| vec![Arg::Buffer(ints(v)), Arg::Buffer(vec![0; 16])];
+    let c = case("calls.ptx", "assert_zero", 1, 4, args(&[0, 0, 0, 0]));
+    for b in c.clean(&BOTH) {
+        assert_eq!(words(&b[1]), [1, 1, 1, 1]);
+    }
+    let c = case("calls.ptx", "assert_zero", 1, 4, args(&[0, 0, 5, 0]));
+    let o = c.run(VolatileMode::RelaxedSys, 1, Mode::Random);
+    let f = o.findings.last().expect("a fault");
+    assert_eq!(f.kind, FindingKind::Fault, "{f}");
+    assert!(
+        f.text.starts_with("fault: (0,2)")
+            && f.text
+                .contains("assertion `in[threadIdx.x] == 0` failed (calls.cu:")
+            && f.text.contains("assert_zero"),
+        "{f}"
+    );
+}
