@@ -152,6 +152,12 @@ impl World<'_> {
             Special::ClusterCtaRank | Special::ClusterCtaId(_) => 0,
             Special::ClusterNCtaRank | Special::ClusterNCtaId(_) => 1,
             Special::LaneMaskEq => 1 << (th.lin % 32),
+            Special::LaneMaskLt => (1u64 << (th.lin % 32)) - 1,
+            Special::LaneMaskLe => (2u64 << (th.lin % 32)) - 1,
+            Special::LaneMaskGt => !((2u64 << (th.lin % 32)) - 1) & 0xffff_ffff,
+            Special::LaneMaskGe => !((1u64 << (th.lin % 32)) - 1) & 0xffff_ffff,
+            Special::GlobalTimerLo => self.time & 0xffff_ffff,
+            Special::GlobalTimerHi => self.time >> 32,
         }
     }
 

@@ -165,6 +165,12 @@ pub enum Special {
     ClusterId(u8),
     NClusterId(u8),
     LaneMaskEq,
+    LaneMaskLt,
+    LaneMaskLe,
+    LaneMaskGt,
+    LaneMaskGe,
+    GlobalTimerLo,
+    GlobalTimerHi,
 }
 
 /// A source operand.
@@ -412,6 +418,12 @@ pub fn special(s: &str) -> Option<Special> {
         "%clusterid" => Special::ClusterId(dim),
         "%nclusterid" => Special::NClusterId(dim),
         "%lanemask_eq" => Special::LaneMaskEq,
+        "%lanemask_lt" => Special::LaneMaskLt,
+        "%lanemask_le" => Special::LaneMaskLe,
+        "%lanemask_gt" => Special::LaneMaskGt,
+        "%lanemask_ge" => Special::LaneMaskGe,
+        "%globaltimer_lo" => Special::GlobalTimerLo,
+        "%globaltimer_hi" => Special::GlobalTimerHi,
         _ => return None,
     })
 }

@@ -103,6 +103,10 @@ const PTX: &str = "
 	st.global.u32 [%rd1+124], %r39;
 	add.s64 %rd3, %rd1, 132;
 	st.global.u32 [%rd3+-4], %r4;
+	mov.u32 %r40, WARP_SZ;
+	mov.u32 %r41, %lanemask_ge;
+	add.u32 %r42, %r40, %r41;
+	st.global.u32 [%rd1+132], %r42;
 	ret;
 }
 ";
@@ -112,7 +116,7 @@ fn each_instruction_computes_what_the_isa_defines() {
     let k = Simulator::new(PTX).unwrap().kernel("isa").unwrap();
     let out = k
         .launch(
-            &Launch::new([1; 3], [1; 3], vec![Arg::Buffer(vec![0; 132])]),
+            &Launch::new([1; 3], [1; 3], vec![Arg::Buffer(vec![0; 136])]),
             Vec::new(),
         )
         .unwrap();

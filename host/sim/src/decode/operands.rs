@@ -68,6 +68,10 @@ impl FnDecoder<'_> {
         if let Some(v) = parse_int(s) {
             return Ok(Src::Imm(v));
         }
+        if s == "WARP_SZ" {
+            // The PTX constant nvcc emits for `warpSize`.
+            return Ok(Src::Imm(32));
+        }
         if let Some(f) = float_literal(s) {
             return Ok(Src::Imm(f));
         }
