@@ -38,7 +38,7 @@ use crate::Scope;
 #[cfg(all(
     target_arch = "nvptx64",
     target_feature = "sm_80",
-    not(any(target_feature = "ptx71", target_feature = "sm_90"))
+    not(ptx_isa_at_least = "71")
 ))]
 use crate::ScopeKind;
 use crate::time::Deadline;
@@ -191,7 +191,7 @@ impl<S: Scope, F: BarrierCompletion> Barrier<S, F> {
         #[cfg(all(
             target_arch = "nvptx64",
             target_feature = "sm_80",
-            any(target_feature = "ptx71", target_feature = "sm_90")
+            ptx_isa_at_least = "71"
         ))]
         if let Some(object) = self.mbarrier() {
             // SAFETY: `mbarrier()` found an initialised `mbarrier` in block-shared memory; a
@@ -232,13 +232,11 @@ impl<S: Scope, F: BarrierCompletion> Barrier<S, F> {
         #[cfg(all(
             target_arch = "nvptx64",
             target_feature = "sm_80",
-            any(target_feature = "ptx71", target_feature = "sm_90")
+            ptx_isa_at_least = "71"
         ))]
         if let Some(object) = self.mbarrier() {
             // SAFETY: as in `try_wait_parity`.
-            return wait_until(key(&self.state), || unsafe {
-                mbarrier::test(object, Phase::Parity(parity))
-            });
+            return unsafe { mbarrier::wait(object, Phase::Parity(parity)) };
         }
         wait_until(key(&self.state), || self.parity_ended(parity));
     }
@@ -263,7 +261,7 @@ impl<S: Scope, F: BarrierCompletion> Barrier<S, F> {
         #[cfg(all(
             target_arch = "nvptx64",
             target_feature = "sm_80",
-            any(target_feature = "ptx71", target_feature = "sm_90")
+            ptx_isa_at_least = "71"
         ))]
         if let Some(object) = self.mbarrier() {
             // SAFETY: as in `try_wait_parity`.
@@ -299,13 +297,17 @@ fn parity_supported<S: Scope>() {
     #[cfg(all(
         target_arch = "nvptx64",
         target_feature = "sm_80",
-        not(any(target_feature = "ptx71", target_feature = "sm_90"))
+        not(ptx_isa_at_least = "71")
     ))]
     const {
         assert!(
             !matches!(S::KIND, ScopeKind::Block),
-            "the parity waits of a Barrier<Block> need PTX ISA 7.1 on sm_80 (mbarrier.test_wait.parity): \
-             build with -C target-feature=+ptx71"
+            concat!(
+                "the parity waits of a Barrier<Block> need PTX ISA 7.1 on sm_80 (mbarrier.test_wait.parity), \
+                 and this crate was compiled for ",
+                env!("SCOPED_ATOMICS_PTX_TARGET"),
+                ": build with -C target-feature=+ptx71"
+            )
         )
     }
 }

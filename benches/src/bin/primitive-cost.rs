@@ -11,7 +11,8 @@
 //! assembled by ptxas 13.5 (`-v`) and disassembled by `cuobjdump -sass`. Per kernel: PTX
 //! instructions, `call` instructions, SASS instructions (NOP padding and the closing self-branch
 //! dropped), registers and stack frame bytes (local memory) from `ptxas -v`; for sm_80 and
-//! sm_90. Writes `target/device-cost/primitives.md` and prints it.
+//! sm_90; and, for sm_90, the PTX of the shared-memory block barrier, ours and libcu++'s (the
+//! wait loop on `mbarrier.try_wait`). Writes `target/device-cost/primitives.md` and prints it.
 
 use benches::device_cost as dc;
 use scoped_atomics_host::ptx::{self, Error, Target, Toolchain};
@@ -400,6 +401,35 @@ fn table(target: Target, ours: &BTreeMap<String, Cost>, theirs: &BTreeMap<String
     md
 }
 
+/// The PTX of kernel `name` in the file at `ptx_path`, one instruction or label per line.
+fn listing(ptx_path: &Path, name: &str) -> Result<String, Error> {
+    let text = fs::read_to_string(ptx_path).map_err(|e| Error::Failed(e.to_string()))?;
+    let kernel = ptx::parse_kernels(&text)
+        .into_iter()
+        .find(|k| k.name == name)
+        .ok_or_else(|| Error::Failed(format!("no kernel {name} in {}", ptx_path.display())))?;
+    let mut out = String::new();
+    for item in ptx::instructions(&kernel) {
+        match item {
+            ptx::Item::Instr(i) => writeln!(out, "    {i}"),
+            ptx::Item::Label(l) => writeln!(out, "{l}:"),
+        }
+        .expect("writing to a String");
+    }
+    Ok(out)
+}
+
+/// The PTX of the shared-memory block barrier, ours and libcu++'s: on sm_90 both wait in a loop
+/// on `mbarrier.try_wait`, whose hardware suspend does the waiting (no `nanosleep` back-off).
+fn shared_barrier_listings(target: Target, ours: &Path, theirs: &Path) -> Result<String, Error> {
+    Ok(format!(
+        "#### `barrier_shared_block` at {target}: the PTX (init, arrive, wait loop)\n\n\
+         Ours:\n\n```text\n{}```\n\nlibcu++:\n\n```text\n{}```\n",
+        listing(ours, "barrier_shared_block")?,
+        listing(theirs, "barrier_shared_block")?
+    ))
+}
+
 fn main() -> ExitCode {
     let result = (|| -> Result<String, Error> {
         let tc = Toolchain::discover()?;
@@ -414,10 +444,15 @@ fn main() -> ExitCode {
         );
         for target in [Target::Sm80, Target::Sm90] {
             eprintln!("primitive-cost: {target}...");
-            let ours = measure(&tc, &cuda, &our_ptx(&tc, target)?, target)?;
-            let theirs = measure(&tc, &cuda, &their_ptx(&tc, &cuda, target)?, target)?;
+            let (ours_ptx, theirs_ptx) = (our_ptx(&tc, target)?, their_ptx(&tc, &cuda, target)?);
+            let ours = measure(&tc, &cuda, &ours_ptx, target)?;
+            let theirs = measure(&tc, &cuda, &theirs_ptx, target)?;
             md += &table(target, &ours, &theirs);
             md.push('\n');
+            if target == Target::Sm90 {
+                md += &shared_barrier_listings(target, &ours_ptx, &theirs_ptx)?;
+                md.push('\n');
+            }
         }
         let out = tc.root.join("target/device-cost/primitives.md");
         fs::create_dir_all(out.parent().unwrap()).map_err(|e| Error::Failed(e.to_string()))?;
