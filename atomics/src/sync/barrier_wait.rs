@@ -4,8 +4,8 @@
 //!
 //! # Two ways to name a phase
 //! * An [`ArrivalToken`], from the thread's own arrival, as for [`Barrier::wait`] (same contract:
-//!   a token of the current or the preceding phase, or one whose phase had ended when its arrival
-//!   returned).
+//!   a token of the current or the preceding phase; on the generic barrier also one whose own
+//!   arrival completed its phase).
 //! * A **parity**: `false` for the even phases (0, 2, 4, …), `true` for the odd ones. A parity
 //!   names the current phase or the one just before it — whichever has that parity — and its
 //!   wait is over once the current phase's parity differs from it. A thread that did not arrive
@@ -22,8 +22,9 @@
 //!   (`.parity`) on sm_80, polled with the same back-off for the timed forms; on sm_90
 //!   `mbarrier.try_wait` (`.parity`), the hardware suspending the thread, with the time left as
 //!   its `suspendTimeHint` for the timed forms, repeated until the phase ends or the time is up
-//!   (`%globaltimer`). The blocking `wait_parity` polls `mbarrier.test_wait.parity` with back-off,
-//!   like `wait`.
+//!   (`%globaltimer`). The blocking `wait_parity` is, like `wait`, a loop on
+//!   `mbarrier.try_wait.parity` on sm_90 (no back-off: the hardware suspends the thread) and
+//!   `mbarrier.test_wait.parity` polled with back-off on sm_80.
 //!
 //! # No parity accessor on tokens
 //! libcu++ gives none, and the hardware token is the `mbarrier` state, whose encoding is
