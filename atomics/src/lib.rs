@@ -164,4 +164,4 @@ pub use scoped::{
     AtomicIsize, AtomicPtr, AtomicU8, AtomicU16, AtomicU32, AtomicU64, AtomicU128, AtomicUsize,
     block, cluster, device, system, thread,
 };
-pub use sync::{ArrivalToken, Barrier, BinarySemaphore, CountingSemaphore, Latch};
+pub use sync::{ArrivalToken, Barrier, BinarySemaphore, CountingSemaphore, Latch, SharedBarrier};

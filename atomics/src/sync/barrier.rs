@@ -34,6 +34,9 @@
 
 mod arrive;
 mod in_place;
+mod shared;
+
+pub use shared::SharedBarrier;
 
 use super::message::Message;
 use crate::{Atomic, CompletionScope, Scope, System};

@@ -151,7 +151,7 @@ mod remote_wake_tests;
 mod semaphore;
 pub(crate) mod wait;
 
-pub use barrier::{ArrivalToken, Barrier, BarrierCompletion, NoCompletion};
+pub use barrier::{ArrivalToken, Barrier, BarrierCompletion, NoCompletion, SharedBarrier};
 
 /// In debug device builds, traps if the primitive at `p` is in local memory (a kernel's stack),
 /// where `atom` and `mbarrier` are undefined; one `isspacep.local` and a branch. Nothing in

@@ -141,10 +141,34 @@ pub unsafe extern "ptx-kernel" fn barrier_shared_block() {
     let token = barrier.arrive();
     barrier.wait(token);
 }
+
+/// The same with the barrier whose type says it is in shared memory (issue 24, item 5).
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn shared_barrier_block() {
+    use scoped_atomics::kernel::{block_dim, sync_threads, thread_idx};
+    let place = scoped_atomics::block_shared!(SHARED: [SharedBarrier; 1]).cast::<SharedBarrier>();
+    if thread_idx().x == 0 {
+        // SAFETY: block-shared memory, used after the `sync_threads` below.
+        unsafe { SharedBarrier::init_in_place(place, block_dim().x) };
+    }
+    sync_threads();
+    // SAFETY: initialised above.
+    let barrier = unsafe { &*place };
+    let token = barrier.arrive();
+    barrier.wait(token);
+}
 "#;
 
 const CUDA_SHARED: &str = r#"
 extern "C" __global__ void barrier_shared_block() {
+    __shared__ cuda::barrier<cuda::thread_scope_block> bar;
+    if (threadIdx.x == 0) init(&bar, blockDim.x);
+    __syncthreads();
+    auto t = bar.arrive();
+    bar.wait(cuda::std::move(t));
+}
+// libcu++'s block barrier in shared memory again, the twin of our `shared_barrier_block`.
+extern "C" __global__ void shared_barrier_block() {
     __shared__ cuda::barrier<cuda::thread_scope_block> bar;
     if (threadIdx.x == 0) init(&bar, blockDim.x);
     __syncthreads();
@@ -157,7 +181,7 @@ fn rust_source() -> String {
     let mut src = String::from(
         "#![no_std]\n#![feature(abi_ptx, asm_experimental_arch)]\n\
          use scoped_atomics::{Atomic, Barrier, BinarySemaphore, Block, CountingSemaphore, Device, \
-         Latch, Ordering, System};\n\
+         Latch, Ordering, SharedBarrier, System};\n\
          #[panic_handler]\nfn panic(_: &core::panic::PanicInfo) -> ! {\n    \
          // SAFETY: `trap` aborts the kernel.\n    \
          unsafe { core::arch::asm!(\"trap;\", options(noreturn)) }\n}\n",
@@ -372,6 +396,7 @@ fn table(target: Target, ours: &BTreeMap<String, Cost>, theirs: &BTreeMap<String
         }
     }
     names.push("barrier_shared_block".into());
+    names.push("shared_barrier_block".into());
     let mut md = format!(
         "### {target} (ptxas 13.5 -arch={})\n\n\
          | kernel | PTX ours / libcu++ | calls | SASS ours / libcu++ | registers | stack bytes |\n\
@@ -439,8 +464,10 @@ fn main() -> ExitCode {
              Instruction counts of the kernels (not timings; no GPU is involved): ours built with \
              the pinned nightly (`-Cpanic=immediate-abort`, release), libcu++ (CCCL of CUDA 13.5) \
              with `nvcc -ptx -std=c++17 -O3`; both assembled by ptxas 13.5. Each kernel takes the \
-             primitive by pointer (global memory), except `barrier_shared_block` (initialised in \
-             shared memory, one phase). Columns: ours / libcu++.\n\n",
+             primitive by pointer (global memory), except `barrier_shared_block` (a `Barrier<Block>` \
+             initialised in shared memory, one phase) and `shared_barrier_block` (the same with a \
+             `SharedBarrier`; both against libcu++'s `__shared__ cuda::barrier<thread_scope_block>`). \
+             Columns: ours / libcu++.\n\n",
         );
         for target in [Target::Sm80, Target::Sm90] {
             eprintln!("primitive-cost: {target}...");

@@ -188,6 +188,56 @@ pub unsafe extern "ptx-kernel" fn init_max(max: *mut u32) {
 }
 "#;
 
+/// Issue 24, item 5: kernels of the block barrier whose type says it is in shared memory.
+const SHARED_BARRIER: &str = r#"
+use scoped_atomics::SharedBarrier;
+use scoped_atomics::kernel::{block_dim, sync_threads, thread_idx};
+
+/// The block barrier, initialised by thread 0 for every thread of the block.
+#[inline(always)]
+fn shared_barrier() -> &'static SharedBarrier {
+    let place = scoped_atomics::block_shared!(SHARED: [SharedBarrier; 1]).cast::<SharedBarrier>();
+    if thread_idx().x == 0 {
+        // SAFETY: block-shared memory, used after the `sync_threads` below.
+        unsafe { SharedBarrier::init_in_place(place, block_dim().x) };
+    }
+    sync_threads();
+    // SAFETY: initialised above, for the life of the block.
+    unsafe { &*place }
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn shared_arrive_and_wait() {
+    shared_barrier().arrive_and_wait();
+}
+
+/// Each thread adds its index to a shared sum in phase k, and after the phase reads it: every
+/// thread sees the whole sum of every phase.
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn shared_phases(out: *mut u32) {
+    use scoped_atomics::{AtomicRef, Block, Ordering};
+    let b = shared_barrier();
+    let sums = scoped_atomics::block_shared!(SUMS: [u32; 4]).cast::<u32>();
+    let t = thread_idx().x;
+    if t < 4 {
+        // SAFETY: four shared counters, each written once before the barrier below.
+        unsafe { sums.add(t as usize).write(0) };
+    }
+    b.arrive_and_wait();
+    let mut seen = 0;
+    for k in 0..4 {
+        // SAFETY: a shared counter, accessed atomically.
+        let sum = unsafe { AtomicRef::<u32, Block>::from_ptr(sums.add(k)) };
+        sum.fetch_add(t + 1, Ordering::Relaxed);
+        let token = b.arrive();
+        b.wait(token);
+        seen += sum.load(Ordering::Relaxed);
+    }
+    // SAFETY: the launcher passes one counter per thread.
+    unsafe { out.add(t as usize).write(seen) };
+}
+"#;
+
 /// The PTX text of the scratch crate `name` with `source` at `target`.
 fn ptx_of(name: &str, source: &str, target: Target) -> Option<String> {
     let tc = scratch::toolchain("device_barrier")?;
@@ -781,5 +831,52 @@ fn debug_device_builds_check_that_a_primitive_is_not_on_the_stack() {
             !has_check(&release, name),
             "release {name}: an isspacep.local check"
         );
+    }
+}
+
+/// Issue 24, item 5: a `SharedBarrier` is the `mbarrier` with nothing around it on sm_80 and
+/// sm_90 — no `isspacep` dispatch, no generic barrier (no `atom`, no `nanosleep`, no plain
+/// load of the barrier) — and it synchronises: in the simulator every thread of 64 sees every
+/// other thread's addition of each of four phases, with no finding.
+#[test]
+fn a_shared_barrier_is_the_mbarrier_alone_and_synchronises() {
+    for target in HARDWARE_TARGETS {
+        let Some(text) = ptx_of("shared-barrier", SHARED_BARRIER, target) else {
+            return;
+        };
+        let kernels = ptx::parse_kernels(&text);
+        let body = scratch::mnemonics(scratch::kernel(&kernels, "shared_arrive_and_wait"));
+        let stray: Vec<&String> = body
+            .iter()
+            .filter(|m| {
+                m.starts_with("isspacep")
+                    || m.starts_with("atom")
+                    || m.starts_with("nanosleep") && target == Target::Sm90
+                    || m.starts_with("ld.") && !m.starts_with("ld.param")
+            })
+            .collect();
+        assert!(stray.is_empty(), "{target}: {stray:?} in {body:?}");
+        assert!(
+            body.iter().any(|m| m.starts_with("mbarrier.arrive")),
+            "{target}: no mbarrier.arrive: {body:?}"
+        );
+        let sim = Simulator::new(&text).expect("the simulator reads the PTX");
+        let kernel = sim.kernel("shared_phases").expect("the kernel");
+        for seed in 0..8 {
+            let mut launch = Launch::new([1, 1, 1], [64, 1, 1], vec![Arg::Ptr(0, 0)]);
+            launch.buffers = vec![vec![0; 64 * 4]];
+            launch.seed = seed;
+            let out = kernel.launch(&launch, Vec::new()).expect("the launch runs");
+            assert!(
+                out.findings.is_empty(),
+                "{target} seed {seed}: {}",
+                out.findings[0]
+            );
+            let total: u32 = (1..=64).sum::<u32>() * 4;
+            for (t, chunk) in out.buffers[0].chunks_exact(4).enumerate() {
+                let seen = u32::from_le_bytes(chunk.try_into().unwrap());
+                assert_eq!(seen, total, "{target} seed {seed}: thread {t}");
+            }
+        }
     }
 }

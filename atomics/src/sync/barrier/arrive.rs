@@ -252,11 +252,10 @@ impl<S: Scope, F: BarrierCompletion> Barrier<S, F> {
             let _ = unsafe { mbarrier::arrive_drop(object) };
             return;
         }
-        if self
-            .expected
-            .fetch_update(Relaxed, Relaxed, |e| e.checked_sub(1))
-            .is_err()
-        {
+        // One `fetch_sub` (libcu++'s drop is one too); a drop below zero is detected from its
+        // result, off the fast path, and undone before the panic.
+        if self.expected.fetch_sub(1, Relaxed) == 0 {
+            self.expected.fetch_add(1, Relaxed);
             Message::new()
                 .text("Barrier::arrive_and_drop: more drops than participants: the expected count is already 0")
                 .panic()
