@@ -137,6 +137,9 @@
 //!   look at the barrier after it (no test of the fresh token, which PTX leaves undefined once
 //!   the barrier is two phases on), so a fire-and-forget `let _ = b.arrive()` is the
 //!   `mbarrier.arrive` alone.
+//! * **Place in the type.** [`SharedBarrier`] is a block barrier that can only be made in
+//!   block-shared memory: on sm_80+ it is the `mbarrier` alone, with no run-time dispatch and no
+//!   generic barrier compiled beside it (libcu++'s `__shared__ cuda::barrier<thread_scope_block>`).
 //! * **Counts.** An expected count and an `arrive_n` are at most 2²⁰ − 1 on the hardware path
 //!   (2³¹ − 1 on the generic one); beyond, `init_in_place` and `arrive_n` panic (trap). On the
 //!   device `Barrier::<Block>::max()` is therefore 2²⁰ − 1, as libcu++'s block barrier's.
