@@ -329,6 +329,11 @@ mod api {
     /// members: the PTX memory model knows no warp scope, so atomics that publish to other lanes
     /// still need at least [`Block`](crate::Block) scope.
     ///
+    /// That ordering rests on the PTX ISA's instruction description of `bar.warp.sync`, which
+    /// says it orders memory among the participating threads — not on the memory-model chapter,
+    /// which has no warp scope and does not name `bar.warp.sync` among its synchronising
+    /// operations. CUDA's `__syncwarp` rests on the same description.
+    ///
     /// # Panics
     /// On the host, outside a kernel launch; when `mask` does not include the calling lane, or
     /// names lanes that the block does not have (a last warp of fewer than 32 threads) — both
@@ -392,7 +397,14 @@ mod api {
 pub use api::*;
 
 /// A block-shared array: `block_shared!(NAME: [T; N])` evaluates to a `*mut [T; N]` to memory
-/// that all threads of the block share (`__shared__ T NAME[N]`). One array per call site.
+/// that all threads of the block share (`__shared__ T NAME[N]`). One array per call site: the
+/// device symbol is made of the name, a hash of the module path and the file, and the line and
+/// column, so declarations in different files never collide. A zero-sized array (`[T; 0]`, or a
+/// zero-sized `T`) is a compile error on every target (PTX has no zero-sized `.shared` array).
+///
+/// ```compile_fail
+/// let nothing = scoped_atomics::block_shared!(NOTHING: [u32; 0]);
+/// ```
 ///
 /// On the device it is a `.shared` array aligned as `T` (`.align` of `align_of::<T>()`),
 /// **uninitialised**, as CUDA's. On the host it is memory owned by the simulated block, aligned
@@ -444,6 +456,48 @@ macro_rules! block_shared {
     };
 }
 
+/// `block_shared!`'s size check: a zero-sized array is a compile error (PTX has no `.b8 X[0]`,
+/// which ptxas rejects, and the host would hand out a dangling zero-sized block). Not API.
+///
+/// ```
+/// assert_eq!(scoped_atomics::kernel::__block_shared_size(64), 64);
+/// ```
+#[doc(hidden)]
+#[track_caller]
+pub const fn __block_shared_size(bytes: usize) -> usize {
+    assert!(
+        bytes != 0,
+        "block_shared!: the array is zero-sized (no elements, or a zero-sized element type); \
+         a .shared array needs at least one byte"
+    );
+    bytes
+}
+
+/// `block_shared!`'s site hash: FNV-1a of the module path and the file, so that two
+/// declarations on the same line and column of two files get two symbols. Not API.
+///
+/// ```
+/// use scoped_atomics::kernel::__block_shared_site;
+/// assert_ne!(__block_shared_site("k::a", "src/a.rs"), __block_shared_site("k::b", "src/b.rs"));
+/// ```
+#[doc(hidden)]
+pub const fn __block_shared_site(module_path: &str, file: &str) -> u64 {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    let parts = [module_path.as_bytes(), b"\0", file.as_bytes()];
+    let mut p = 0;
+    while p < parts.len() {
+        let bytes = parts[p];
+        let mut i = 0;
+        while i < bytes.len() {
+            hash ^= bytes[i] as u64;
+            hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
+            i += 1;
+        }
+        p += 1;
+    }
+    hash
+}
+
 #[cfg(target_arch = "nvptx64")]
 #[doc(hidden)]
 #[macro_export]
@@ -452,19 +506,25 @@ macro_rules! __block_shared_impl {
         // Items, not expressions: an item cannot use the generic parameters of the function
         // around it, so a generic element type is a clean E0401 here (a `const` operand of
         // `global_asm!` that names one made rustc crash).
-        const __SCOPED_ATOMICS_SIZE: usize = ($n) * ::core::mem::size_of::<$t>();
+        const __SCOPED_ATOMICS_SIZE: usize = $crate::kernel::__block_shared_size(($n) * ::core::mem::size_of::<$t>());
         const __SCOPED_ATOMICS_ALIGN: usize = ::core::mem::align_of::<$t>();
+        // The symbol is unique per declaration site: line and column within the file, and a
+        // hash of the module path and the file (two files may declare the same name on the same
+        // line and column; one kernel module holds every crate's arrays).
+        const __SCOPED_ATOMICS_SITE: u64 = $crate::kernel::__block_shared_site(module_path!(), file!());
         ::core::arch::global_asm!(
-            concat!(".shared .align {align} .b8 __scoped_atomics_shared_", stringify!($name), "_", line!(), "_", column!(), "[{size}];"),
+            concat!(".shared .align {align} .b8 __scoped_atomics_shared_", stringify!($name), "_{site}_", line!(), "_", column!(), "[{size}];"),
             size = const __SCOPED_ATOMICS_SIZE,
             align = const __SCOPED_ATOMICS_ALIGN,
+            site = const __SCOPED_ATOMICS_SITE,
         );
         let shared: u64;
         // SAFETY: the shared-space address of the array above; no memory access.
         unsafe {
             ::core::arch::asm!(
-                concat!("mov.u64 {a}, __scoped_atomics_shared_", stringify!($name), "_", line!(), "_", column!(), ";"),
+                concat!("mov.u64 {a}, __scoped_atomics_shared_", stringify!($name), "_{site}_", line!(), "_", column!(), ";"),
                 a = out(reg64) shared,
+                site = const __SCOPED_ATOMICS_SITE,
                 options(pure, nomem, nostack),
             )
         };
@@ -481,7 +541,8 @@ macro_rules! __block_shared_impl {
 macro_rules! __block_shared_impl {
     ($name:ident, $t:ty, $n:expr) => {{
         // As on the device: the element type and length may not depend on generic parameters.
-        const __SCOPED_ATOMICS_SIZE: usize = ($n) * ::core::mem::size_of::<$t>();
+        const __SCOPED_ATOMICS_SIZE: usize =
+            $crate::kernel::__block_shared_size(($n) * ::core::mem::size_of::<$t>());
         let _ = __SCOPED_ATOMICS_SIZE;
         $crate::kernel::emulation::shared::<[$t; $n]>(concat!(
             module_path!(),

@@ -166,4 +166,4 @@ pub use scoped::{
     block, cluster, device, system, thread,
 };
 pub use space::{Global, Shared, StateSpace};
-pub use sync::{ArrivalToken, Barrier, BinarySemaphore, CountingSemaphore, Latch};
+pub use sync::{ArrivalToken, Barrier, BinarySemaphore, CountingSemaphore, Latch, SharedBarrier};

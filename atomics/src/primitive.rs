@@ -24,8 +24,14 @@ use crate::imp::{
 use core::sync::atomic::Ordering;
 use half::{bf16, f16};
 
-mod sealed {
+pub(crate) mod sealed {
     pub trait Sealed {}
+
+    /// Every value type but the pointers, which have address operations of their own named as
+    /// the bitwise ones (`fetch_and`, `fetch_or`, `fetch_xor` with a `usize`): the bound of the
+    /// bitwise operations' `impl` block, so that the two blocks do not overlap while the
+    /// capability bound itself sits on each method (see `atomic/ops.rs`).
+    pub trait NotPointer {}
 }
 
 /// A type that [`Atomic<T, S>`](crate::Atomic) can hold: `bool`, the integers `u8` … `u128`,
@@ -166,6 +172,11 @@ pub trait AtomicCoreInterop: AtomicPrimitive {
 /// assert_eq!(b.load(Ordering::Relaxed), 120);
 /// assert_eq!(c.load(Ordering::Relaxed), 3.0);
 /// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` has no atomic arithmetic (`fetch_add`, `fetch_sub`, `fetch_min`, `fetch_max`)",
+    label = "`{Self}` is not `AtomicArithmetic`",
+    note = "the integers and the floats (`f32`, `f64`, `f16`, `bf16`) are `AtomicArithmetic`; on `bool` use `fetch_or`/`fetch_and`/`fetch_xor`, on pointers `fetch_ptr_add`/`fetch_byte_add`, otherwise `fetch_update` (a compare-exchange loop)"
+)]
 pub trait AtomicArithmetic: AtomicPrimitive {
     #[doc(hidden)]
     fn raw_fetch_add<S: Scope>(storage: &Self::Storage, value: Self, order: Ordering) -> Self;
@@ -191,7 +202,12 @@ pub trait AtomicArithmetic: AtomicPrimitive {
 /// assert!(claim(&Atomic::<u8, System>::new(0), 0b100, 0));
 /// assert!(!claim(&Atomic::<bool, System>::new(true), true, false));
 /// ```
-pub trait AtomicBitwise: AtomicPrimitive {
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` has no atomic bitwise operations (`fetch_and`, `fetch_nand`, `fetch_or`, `fetch_xor`)",
+    label = "`{Self}` is not `AtomicBitwise`",
+    note = "the integers and `bool` are `AtomicBitwise`; for the bits of a float, use an atomic of `u32`/`u64` with `to_bits`/`from_bits`, or `fetch_update` (a compare-exchange loop)"
+)]
+pub trait AtomicBitwise: AtomicPrimitive + sealed::NotPointer {
     #[doc(hidden)]
     fn raw_fetch_and<S: Scope>(storage: &Self::Storage, value: Self, order: Ordering) -> Self;
     #[doc(hidden)]
@@ -223,6 +239,23 @@ pub trait AtomicBitwise: AtomicPrimitive {
 ///   error that names what it needs.
 /// * `--cfg loom`: the mirror models them like every other value.
 ///
+/// What "atomic" rests on at 128 bits:
+///
+/// * **Device.** The PTX memory model relates scalar accesses of at most 64 bits; it models a
+///   vector access as a set of scalar accesses in an unspecified order (PTX ISA, memory
+///   consistency model, §8.2.4). That a `.b128` `ld`/`st`/`atom` is single-copy atomic rests on
+///   the instruction descriptions of `ld`, `st` and `atom` (a `.b128` access is performed as one
+///   access), as libcu++'s 128-bit `cuda::atomic` rests on them too; the model's axioms (and this
+///   project's litmus checker) say nothing about it.
+/// * **Host and device together.** An `Atomic<u128, System>` in memory that a kernel also
+///   accesses is atomic only where the host side is lock-free (`is_lock_free()`):
+///   portable-atomic's fallback takes a lock that the GPU knows nothing of, so the device's
+///   `.b128` accesses race with the host's locked ones. And even then the PTX memory model limits
+///   atomicity at the system scope: on some systems, some strong system-scope operations on
+///   host memory are not performed atomically (§8.1.1, which defers to CUDA's atomicity
+///   requirements), so a 128-bit atomic shared with the host is as atomic as the platform makes
+///   it.
+///
 /// ```
 /// use scoped_atomics::{Atomic, Device, Ordering};
 ///
@@ -253,6 +286,11 @@ pub trait AtomicBitwise: AtomicPrimitive {
 /// assert_eq!(ticket(&next, 1), 1);
 /// assert_eq!(next.load(Ordering::Relaxed), 2);
 /// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not an atomic integer type",
+    label = "`{Self}` is not `AtomicInteger`",
+    note = "`AtomicInteger` is `u8` … `u128`, `i8` … `i128`, `usize` and `isize`; for floats use `AtomicFloat` or `AtomicArithmetic`, for `bool` `AtomicBitwise`"
+)]
 pub trait AtomicInteger: AtomicArithmetic + AtomicBitwise {}
 
 /// `f32`, `f64` and the half-precision [`f16`](crate::f16) and [`bf16`](crate::bf16):
@@ -291,6 +329,11 @@ pub trait AtomicInteger: AtomicArithmetic + AtomicBitwise {}
 /// let b = Atomic::<bf16, Device>::new(bf16::ONE);
 /// assert_eq!(running_max(&b, bf16::from_f32(-2.0)), bf16::ONE);
 /// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not an atomic float type",
+    label = "`{Self}` is not `AtomicFloat`",
+    note = "`AtomicFloat` is `f32`, `f64`, `f16` and `bf16`; for integers use `AtomicInteger` or `AtomicArithmetic`"
+)]
 pub trait AtomicFloat: AtomicArithmetic {}
 
 /// The value types with fire-and-forget reductions `add` and `sub` (PTX `red`): the 32- and
@@ -308,6 +351,11 @@ pub trait AtomicFloat: AtomicArithmetic {}
 /// count(&hits, 1.0);
 /// assert_eq!(hits.load(Ordering::Relaxed), 1.0);
 /// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` has no fire-and-forget reductions (`add`, `sub`: PTX `red`)",
+    label = "`{Self}` is not `AtomicReduce`",
+    note = "the 32- and 64-bit integers and the floats are `AtomicReduce` (PTX has no 8-, 16- or 128-bit `red`); otherwise call `fetch_add`/`fetch_sub` and ignore the result"
+)]
 pub trait AtomicReduce: AtomicArithmetic {
     #[doc(hidden)]
     fn raw_add<S: Scope>(storage: &Self::Storage, value: Self, order: Ordering);
@@ -329,6 +377,11 @@ pub trait AtomicReduce: AtomicArithmetic {
 /// mark(&seen, 1 << 40);
 /// assert_eq!(seen.load(Ordering::Relaxed), 1 << 40);
 /// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` has no bitwise or min/max reductions (`and`, `or`, `xor`, `min`, `max`: PTX `red`)",
+    label = "`{Self}` is not `AtomicIntegerReduce`",
+    note = "the 32- and 64-bit integers are `AtomicIntegerReduce`; otherwise call `fetch_and`/`fetch_or`/`fetch_xor`/`fetch_min`/`fetch_max` and ignore the result"
+)]
 pub trait AtomicIntegerReduce: AtomicReduce + AtomicInteger {
     #[doc(hidden)]
     fn raw_and<S: Scope>(storage: &Self::Storage, value: Self, order: Ordering);
@@ -348,6 +401,7 @@ macro_rules! primitives {
     ($($t:ty => $storage:ident, $default:expr, |$v:ident| $bits:expr, |$b:ident| $value:expr
         $(, lock_free: $always:expr, $now:expr)?;)*) => {$(
         impl sealed::Sealed for $t {}
+        impl sealed::NotPointer for $t {}
         impl AtomicPrimitive for $t {
             type Storage = Storage::$storage;
             const DEFAULT: Self = $default;

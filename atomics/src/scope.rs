@@ -129,6 +129,11 @@ pub trait Scope:
 /// }
 /// counting_barrier::<Block>(1).arrive_and_wait();
 /// ```
+#[diagnostic::on_unimplemented(
+    message = "a `Barrier<{Self}>` cannot carry a completion function: `{Self}` is not a `CompletionScope`",
+    label = "`{Self}` is not a `CompletionScope`",
+    note = "a completion is code of one processor, and the threads of the System scope run on the host and on the device; use a scope whose threads share one processor (`Thread`, `Block`, `Cluster`, `Device`), or `Barrier::new` (no completion) and run the code in one thread after `wait`"
+)]
 pub trait CompletionScope: Scope {}
 
 impl CompletionScope for Thread {}

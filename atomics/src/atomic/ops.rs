@@ -1,12 +1,20 @@
 //! The operations that come with a capability of the value type: read-modify-writes for
 //! [`AtomicArithmetic`] and [`AtomicBitwise`] types, reductions for [`AtomicReduce`] and
 //! [`AtomicIntegerReduce`] types.
+//!
+//! Each bound sits on its method, not on the `impl` block: a call on a type without the
+//! capability (`fetch_add` on `Atomic<bool, _>`) is then E0277 with the trait's
+//! `#[diagnostic::on_unimplemented]` message, which says what to use instead, where a bound on
+//! the block gives E0599 "trait bounds were not satisfied", which does not.
 
 use super::Atomic;
-use crate::{AtomicArithmetic, AtomicBitwise, AtomicIntegerReduce, AtomicReduce, Scope};
+use crate::primitive::sealed::NotPointer;
+use crate::{
+    AtomicArithmetic, AtomicBitwise, AtomicIntegerReduce, AtomicPrimitive, AtomicReduce, Scope,
+};
 use core::sync::atomic::Ordering;
 
-impl<T: AtomicArithmetic, S: Scope> Atomic<T, S> {
+impl<T: AtomicPrimitive, S: Scope> Atomic<T, S> {
     /// Adds `value` and returns the previous value. Integers wrap on overflow; floats round as
     /// IEEE addition (see [`AtomicFloat`](crate::AtomicFloat) for the device's subnormals).
     ///
@@ -20,7 +28,10 @@ impl<T: AtomicArithmetic, S: Scope> Atomic<T, S> {
     /// assert_eq!(f.load(Ordering::Relaxed), 3.5);
     /// ```
     #[inline(always)]
-    pub fn fetch_add(&self, value: T, order: Ordering) -> T {
+    pub fn fetch_add(&self, value: T, order: Ordering) -> T
+    where
+        T: AtomicArithmetic,
+    {
         T::raw_fetch_add::<S>(&self.inner, value, order)
     }
 
@@ -36,7 +47,10 @@ impl<T: AtomicArithmetic, S: Scope> Atomic<T, S> {
     /// assert_eq!(f.load(Ordering::Relaxed), -0.5);
     /// ```
     #[inline(always)]
-    pub fn fetch_sub(&self, value: T, order: Ordering) -> T {
+    pub fn fetch_sub(&self, value: T, order: Ordering) -> T
+    where
+        T: AtomicArithmetic,
+    {
         T::raw_fetch_sub::<S>(&self.inner, value, order)
     }
 
@@ -53,7 +67,10 @@ impl<T: AtomicArithmetic, S: Scope> Atomic<T, S> {
     /// assert_eq!(f.load(Ordering::Relaxed), 1.5);
     /// ```
     #[inline(always)]
-    pub fn fetch_min(&self, value: T, order: Ordering) -> T {
+    pub fn fetch_min(&self, value: T, order: Ordering) -> T
+    where
+        T: AtomicArithmetic,
+    {
         T::raw_fetch_min::<S>(&self.inner, value, order)
     }
 
@@ -70,12 +87,15 @@ impl<T: AtomicArithmetic, S: Scope> Atomic<T, S> {
     /// assert_eq!(f.load(Ordering::Relaxed), 2.0);
     /// ```
     #[inline(always)]
-    pub fn fetch_max(&self, value: T, order: Ordering) -> T {
+    pub fn fetch_max(&self, value: T, order: Ordering) -> T
+    where
+        T: AtomicArithmetic,
+    {
         T::raw_fetch_max::<S>(&self.inner, value, order)
     }
 }
 
-impl<T: AtomicBitwise, S: Scope> Atomic<T, S> {
+impl<T: AtomicPrimitive + NotPointer, S: Scope> Atomic<T, S> {
     /// Bitwise (for `bool`: logical) "and" with `value`; returns the previous value.
     ///
     /// ```
@@ -85,7 +105,10 @@ impl<T: AtomicBitwise, S: Scope> Atomic<T, S> {
     /// assert_eq!(a.load(Ordering::Relaxed), 0b0100);
     /// ```
     #[inline(always)]
-    pub fn fetch_and(&self, value: T, order: Ordering) -> T {
+    pub fn fetch_and(&self, value: T, order: Ordering) -> T
+    where
+        T: AtomicBitwise,
+    {
         T::raw_fetch_and::<S>(&self.inner, value, order)
     }
 
@@ -98,7 +121,10 @@ impl<T: AtomicBitwise, S: Scope> Atomic<T, S> {
     /// assert_eq!(a.load(Ordering::Relaxed), !0b0100);
     /// ```
     #[inline(always)]
-    pub fn fetch_nand(&self, value: T, order: Ordering) -> T {
+    pub fn fetch_nand(&self, value: T, order: Ordering) -> T
+    where
+        T: AtomicBitwise,
+    {
         T::raw_fetch_nand::<S>(&self.inner, value, order)
     }
 
@@ -111,7 +137,10 @@ impl<T: AtomicBitwise, S: Scope> Atomic<T, S> {
     /// assert_eq!(a.load(Ordering::Relaxed), 0b1101);
     /// ```
     #[inline(always)]
-    pub fn fetch_or(&self, value: T, order: Ordering) -> T {
+    pub fn fetch_or(&self, value: T, order: Ordering) -> T
+    where
+        T: AtomicBitwise,
+    {
         T::raw_fetch_or::<S>(&self.inner, value, order)
     }
 
@@ -124,12 +153,15 @@ impl<T: AtomicBitwise, S: Scope> Atomic<T, S> {
     /// assert_eq!(a.load(Ordering::Relaxed), false);
     /// ```
     #[inline(always)]
-    pub fn fetch_xor(&self, value: T, order: Ordering) -> T {
+    pub fn fetch_xor(&self, value: T, order: Ordering) -> T
+    where
+        T: AtomicBitwise,
+    {
         T::raw_fetch_xor::<S>(&self.inner, value, order)
     }
 }
 
-impl<T: AtomicReduce, S: Scope> Atomic<T, S> {
+impl<T: AtomicPrimitive, S: Scope> Atomic<T, S> {
     /// Adds `value` (integers wrap), returning nothing.
     ///
     /// A reduction returns nothing: on the device it is `red`, which needs no result register and
@@ -147,7 +179,10 @@ impl<T: AtomicReduce, S: Scope> Atomic<T, S> {
     /// ```
     #[inline(always)]
     #[track_caller]
-    pub fn add(&self, value: T, order: Ordering) {
+    pub fn add(&self, value: T, order: Ordering)
+    where
+        T: AtomicReduce,
+    {
         crate::ordering::check_reduction(order);
         T::raw_add::<S>(&self.inner, value, order)
     }
@@ -165,13 +200,16 @@ impl<T: AtomicReduce, S: Scope> Atomic<T, S> {
     /// ```
     #[inline(always)]
     #[track_caller]
-    pub fn sub(&self, value: T, order: Ordering) {
+    pub fn sub(&self, value: T, order: Ordering)
+    where
+        T: AtomicReduce,
+    {
         crate::ordering::check_reduction(order);
         T::raw_sub::<S>(&self.inner, value, order)
     }
 }
 
-impl<T: AtomicIntegerReduce, S: Scope> Atomic<T, S> {
+impl<T: AtomicPrimitive, S: Scope> Atomic<T, S> {
     /// Bitwise "and" with `value`, returning nothing; a reduction like [`add`](Self::add).
     ///
     /// # Panics
@@ -185,7 +223,10 @@ impl<T: AtomicIntegerReduce, S: Scope> Atomic<T, S> {
     /// ```
     #[inline(always)]
     #[track_caller]
-    pub fn and(&self, value: T, order: Ordering) {
+    pub fn and(&self, value: T, order: Ordering)
+    where
+        T: AtomicIntegerReduce,
+    {
         crate::ordering::check_reduction(order);
         T::raw_and::<S>(&self.inner, value, order)
     }
@@ -203,7 +244,10 @@ impl<T: AtomicIntegerReduce, S: Scope> Atomic<T, S> {
     /// ```
     #[inline(always)]
     #[track_caller]
-    pub fn or(&self, value: T, order: Ordering) {
+    pub fn or(&self, value: T, order: Ordering)
+    where
+        T: AtomicIntegerReduce,
+    {
         crate::ordering::check_reduction(order);
         T::raw_or::<S>(&self.inner, value, order)
     }
@@ -221,7 +265,10 @@ impl<T: AtomicIntegerReduce, S: Scope> Atomic<T, S> {
     /// ```
     #[inline(always)]
     #[track_caller]
-    pub fn xor(&self, value: T, order: Ordering) {
+    pub fn xor(&self, value: T, order: Ordering)
+    where
+        T: AtomicIntegerReduce,
+    {
         crate::ordering::check_reduction(order);
         T::raw_xor::<S>(&self.inner, value, order)
     }
@@ -240,7 +287,10 @@ impl<T: AtomicIntegerReduce, S: Scope> Atomic<T, S> {
     /// ```
     #[inline(always)]
     #[track_caller]
-    pub fn min(&self, value: T, order: Ordering) {
+    pub fn min(&self, value: T, order: Ordering)
+    where
+        T: AtomicIntegerReduce,
+    {
         crate::ordering::check_reduction(order);
         T::raw_min::<S>(&self.inner, value, order)
     }
@@ -259,7 +309,10 @@ impl<T: AtomicIntegerReduce, S: Scope> Atomic<T, S> {
     /// ```
     #[inline(always)]
     #[track_caller]
-    pub fn max(&self, value: T, order: Ordering) {
+    pub fn max(&self, value: T, order: Ordering)
+    where
+        T: AtomicIntegerReduce,
+    {
         crate::ordering::check_reduction(order);
         T::raw_max::<S>(&self.inner, value, order)
     }

@@ -34,6 +34,9 @@
 
 mod arrive;
 mod in_place;
+mod shared;
+
+pub use shared::SharedBarrier;
 
 use super::message::Message;
 use crate::{Atomic, CompletionScope, Scope, System};
@@ -173,8 +176,8 @@ unsafe impl<S: Scope, F: Send> Sync for Barrier<S, F> {}
 pub struct ArrivalToken {
     /// The phase (generic barrier), or the `mbarrier` state token (hardware barrier).
     pub(super) token: u64,
-    /// Whether the phase had ended when the arrival returned: this arrival was its last (generic
-    /// barrier), or `mbarrier.test_wait` on the fresh token said so (hardware barrier).
+    /// Whether this arrival was the last of its phase (generic barrier); always `false` on the
+    /// hardware barrier, whose arrival does not look at the barrier after it (see `mbarrier.rs`).
     pub(super) completed: bool,
 }
 
@@ -225,7 +228,9 @@ impl<S: Scope, F> Barrier<S, F> {
     }
 }
 
-impl<S: CompletionScope, F: FnMut()> Barrier<S, F> {
+// The bounds sit on `with_completion`, not on the `impl` block, so that a wrong scope gets
+// `CompletionScope`'s message (E0277) instead of E0599 "trait bounds were not satisfied".
+impl<S: Scope, F> Barrier<S, F> {
     crate::atomic::const_unless_loom! {
         /// A barrier whose phases each wait for `expected` arrivals; the last arrival of each phase
         /// runs `completion` once, after every arrival of the phase and before any waiter of the
@@ -275,7 +280,11 @@ impl<S: CompletionScope, F: FnMut()> Barrier<S, F> {
         /// ```
         #[track_caller]
         #[must_use]
-        pub const fn with_completion(expected: u32, completion: F) -> Self {
+        pub const fn with_completion(expected: u32, completion: F) -> Self
+        where
+            S: CompletionScope,
+            F: FnMut(),
+        {
             Self::build(expected, completion)
         }
     }

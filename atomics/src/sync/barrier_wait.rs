@@ -4,8 +4,8 @@
 //!
 //! # Two ways to name a phase
 //! * An [`ArrivalToken`], from the thread's own arrival, as for [`Barrier::wait`] (same contract:
-//!   a token of the current or the preceding phase, or one whose phase had ended when its arrival
-//!   returned).
+//!   a token of the current or the preceding phase; on the generic barrier also one whose own
+//!   arrival completed its phase).
 //! * A **parity**: `false` for the even phases (0, 2, 4, …), `true` for the odd ones. A parity
 //!   names the current phase or the one just before it — whichever has that parity — and its
 //!   wait is over once the current phase's parity differs from it. A thread that did not arrive
@@ -22,8 +22,9 @@
 //!   (`.parity`) on sm_80, polled with the same back-off for the timed forms; on sm_90
 //!   `mbarrier.try_wait` (`.parity`), the hardware suspending the thread, with the time left as
 //!   its `suspendTimeHint` for the timed forms, repeated until the phase ends or the time is up
-//!   (`%globaltimer`). The blocking `wait_parity` polls `mbarrier.test_wait.parity` with back-off,
-//!   like `wait`.
+//!   (`%globaltimer`). The blocking `wait_parity` is, like `wait`, a loop on
+//!   `mbarrier.try_wait.parity` on sm_90 (no back-off: the hardware suspends the thread) and
+//!   `mbarrier.test_wait.parity` polled with back-off on sm_80.
 //!
 //! # No parity accessor on tokens
 //! libcu++ gives none, and the hardware token is the `mbarrier` state, whose encoding is
@@ -38,7 +39,7 @@ use crate::Scope;
 #[cfg(all(
     target_arch = "nvptx64",
     target_feature = "sm_80",
-    not(any(target_feature = "ptx71", target_feature = "sm_90"))
+    not(ptx_isa_at_least = "71")
 ))]
 use crate::ScopeKind;
 use crate::time::Deadline;
@@ -191,7 +192,7 @@ impl<S: Scope, F: BarrierCompletion> Barrier<S, F> {
         #[cfg(all(
             target_arch = "nvptx64",
             target_feature = "sm_80",
-            any(target_feature = "ptx71", target_feature = "sm_90")
+            ptx_isa_at_least = "71"
         ))]
         if let Some(object) = self.mbarrier() {
             // SAFETY: `mbarrier()` found an initialised `mbarrier` in block-shared memory; a
@@ -232,13 +233,11 @@ impl<S: Scope, F: BarrierCompletion> Barrier<S, F> {
         #[cfg(all(
             target_arch = "nvptx64",
             target_feature = "sm_80",
-            any(target_feature = "ptx71", target_feature = "sm_90")
+            ptx_isa_at_least = "71"
         ))]
         if let Some(object) = self.mbarrier() {
             // SAFETY: as in `try_wait_parity`.
-            return wait_until(key(&self.state), || unsafe {
-                mbarrier::test(object, Phase::Parity(parity))
-            });
+            return unsafe { mbarrier::wait(object, Phase::Parity(parity)) };
         }
         wait_until(key(&self.state), || self.parity_ended(parity));
     }
@@ -263,7 +262,7 @@ impl<S: Scope, F: BarrierCompletion> Barrier<S, F> {
         #[cfg(all(
             target_arch = "nvptx64",
             target_feature = "sm_80",
-            any(target_feature = "ptx71", target_feature = "sm_90")
+            ptx_isa_at_least = "71"
         ))]
         if let Some(object) = self.mbarrier() {
             // SAFETY: as in `try_wait_parity`.
@@ -299,13 +298,17 @@ fn parity_supported<S: Scope>() {
     #[cfg(all(
         target_arch = "nvptx64",
         target_feature = "sm_80",
-        not(any(target_feature = "ptx71", target_feature = "sm_90"))
+        not(ptx_isa_at_least = "71")
     ))]
     const {
         assert!(
             !matches!(S::KIND, ScopeKind::Block),
-            "the parity waits of a Barrier<Block> need PTX ISA 7.1 on sm_80 (mbarrier.test_wait.parity): \
-             build with -C target-feature=+ptx71"
+            concat!(
+                "the parity waits of a Barrier<Block> need PTX ISA 7.1 on sm_80 (mbarrier.test_wait.parity), \
+                 and this crate was compiled for ",
+                env!("SCOPED_ATOMICS_PTX_TARGET"),
+                ": build with -C target-feature=+ptx71"
+            )
         )
     }
 }

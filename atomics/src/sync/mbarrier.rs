@@ -3,15 +3,20 @@
 //! A `Barrier<Block>` initialised with [`Barrier::init_in_place`](super::Barrier::init_in_place)
 //! in block-shared memory on sm_80+ keeps an `mbarrier` object in its state word (8 bytes,
 //! 8-aligned) and marks its expected count with `MBARRIER` (bit 31). Its operations are then one
-//! instruction each: `mbarrier.arrive` (release at CTA scope), `mbarrier.test_wait` (acquire at
-//! CTA scope), `mbarrier.arrive_drop`; the token is the `mbarrier` state, with whether its
-//! phase had completed right after the arrival (`mbarrier.test_wait` on the fresh token, see
-//! [`arrive_n`]), and `Barrier::invalidate_in_place` is `mbarrier.inval`. The waits that give up
-//! (`try_wait`, the timed and the parity waits; `barrier_wait.rs`) are `mbarrier.test_wait`
-//! (`.parity`) on sm_80 and `mbarrier.try_wait` (`.parity`, with a `suspendTimeHint` for the timed
-//! forms) on sm_90. Between `mbarrier.init` and `mbarrier.inval` nothing else touches the
-//! object. Everything else (other scopes, global memory, sm_70, the host) uses the generic
-//! barrier.
+//! instruction each: `mbarrier.arrive` (release at CTA scope), `mbarrier.test_wait` /
+//! `mbarrier.try_wait` (acquire at CTA scope), `mbarrier.arrive_drop`; the token is the
+//! `mbarrier` state of the arrival, and `Barrier::invalidate_in_place` is `mbarrier.inval`. An
+//! arrival is the `mbarrier.arrive` alone: tokens are tested only by the waits, as libcu++ does,
+//! because PTX defines a test only on a token of the current or the preceding phase, which a
+//! token held by a waiter is (the contract of `Barrier::wait`), while right after an arrival the
+//! barrier may already be two phases on (see [`arrive_n`]). The blocking waits loop on
+//! `mbarrier.try_wait` (`.parity`) on sm_90, whose hardware suspend does the waiting (as
+//! libcu++'s), and poll `mbarrier.test_wait` with the back-off of every device wait on sm_80; the
+//! waits that give up (`try_wait`, the timed and the parity waits; `barrier_wait.rs`) are
+//! `mbarrier.test_wait` (`.parity`) on sm_80 and `mbarrier.try_wait` (`.parity`, with a
+//! `suspendTimeHint` for the timed forms) on sm_90. Between `mbarrier.init` and `mbarrier.inval`
+//! nothing else touches the object. Everything else (other scopes, global memory, sm_70, the
+//! host) uses the generic barrier.
 //!
 //! What the hardware does not do, and so this path does not either: a completion function (only
 //! `init_in_place`, which has none, selects it), and detecting more arrivals in a phase than
@@ -70,36 +75,22 @@ pub(super) unsafe fn arrive(object: *const u64) -> u64 {
 
 /// `n` arrivals (`1 <= n <= MAX`): one `mbarrier.arrive` with a count on sm_90; on sm_80 an
 /// `mbarrier.arrive.noComplete` of `n - 1` and one `mbarrier.arrive`. Returns the state token
-/// of the last `mbarrier.arrive` and whether the token's phase had completed right after it.
+/// of the last `mbarrier.arrive`.
 ///
-/// # Whether the phase completed
-/// The token is recorded with whether its phase is over, so that a later `wait` on it returns at
-/// once however many phases have passed (the contract of `Barrier::wait`). That is learnt with
-/// `mbarrier.test_wait` on the fresh token, right after the arrival. The PTX ISA allows a
-/// `test_wait` on a state of the current phase or of the one just before it; here:
-/// * if no arrival completed the token's phase yet, it is the current phase: `false`;
-/// * if this arrival (or another one since) completed it, the barrier is in the next phase, and
-///   the token is of the phase just before: `true`;
-/// * the barrier cannot be two phases further on when every participant arrives once per phase
-///   (what the expected count counts): the next phase needs this thread's arrival too, and a
-///   thread arrives for the next phase only after it saw the current one end.
-///
-/// A barrier whose phases can complete without this thread (several threads sharing an
-/// expected count of 1, say) can be two phases on within the few instructions between the
-/// arrive and the `test_wait`; PTX leaves that `test_wait` undefined, as libcu++ leaves a wait on
-/// such a token undefined (the token must be of the current or the preceding phase).
-///
-/// `true` therefore means exactly "the phase is over", and the `test_wait` that saw it is an
-/// acquire (at CTA scope) of the phase's arrivals, as the `wait` it stands for would be. (The
-/// arrival's own state cannot tell: `mbarrier.pending_count` is defined only on the state of an
-/// `mbarrier.arrive.noComplete`, which cannot complete a phase.)
+/// # Why nothing tests the token here
+/// The PTX ISA defines `mbarrier.test_wait`/`try_wait` only on a token of the current phase or
+/// of the one just before it. Right after an arrival that need not hold: the documented contract
+/// of `Barrier` lets phases complete without this thread (64 threads sharing a barrier of 32,
+/// one warp arriving without waiting, say), so between the arrive and a test the other threads
+/// can finish the next phase too. A waiter's token is of the current or the preceding phase by
+/// `wait`'s contract, as in libcu++, which also tests tokens only in its waits.
 ///
 /// # Safety
 /// As for [`arrive`], and `1 <= n <= MAX` (the hardware's range of an arrival count).
 #[inline(always)]
-pub(super) unsafe fn arrive_n(object: *const u64, n: u32) -> (u64, bool) {
+pub(super) unsafe fn arrive_n(object: *const u64, n: u32) -> u64 {
     #[cfg(target_feature = "sm_90")]
-    let token = {
+    {
         let token: u64;
         // SAFETY: the caller's contract.
         unsafe {
@@ -109,9 +100,9 @@ pub(super) unsafe fn arrive_n(object: *const u64, n: u32) -> (u64, bool) {
             )
         };
         token
-    };
+    }
     #[cfg(not(target_feature = "sm_90"))]
-    let token = {
+    {
         // sm_80 has a count only on `mbarrier.arrive.noComplete`, which must not complete the
         // phase: `n - 1` arrivals with it, then the last one with a plain `mbarrier.arrive`
         // (as libcu++ does). In a correct program `n` is at most the arrivals still missing,
@@ -130,10 +121,7 @@ pub(super) unsafe fn arrive_n(object: *const u64, n: u32) -> (u64, bool) {
         }
         // SAFETY: the caller's contract.
         unsafe { arrive(object) }
-    };
-    // SAFETY: the caller's contract; the token is of the current phase or the one just before
-    // (see "Whether the phase completed").
-    (token, unsafe { test_wait(object, token) })
+    }
 }
 
 /// `mbarrier.inval`: ends the life of the `mbarrier` object at `object`; its memory may then be
@@ -188,7 +176,7 @@ pub(super) unsafe fn test_wait(object: *const u64, token: u64) -> bool {
 ///
 /// # Safety
 /// As for [`arrive`].
-#[cfg(any(target_feature = "ptx71", target_feature = "sm_90"))]
+#[cfg(ptx_isa_at_least = "71")]
 #[inline(always)]
 pub(super) unsafe fn test_wait_parity(object: *const u64, odd: bool) -> bool {
     let done: u32;
@@ -212,7 +200,7 @@ pub(super) enum Phase {
     Token(u64),
     /// The current or preceding phase whose parity is odd (`true`) or even (`false`); the
     /// `.parity` forms need PTX ISA 7.1 (sm_90 implies 7.8).
-    #[cfg(any(target_feature = "ptx71", target_feature = "sm_90"))]
+    #[cfg(ptx_isa_at_least = "71")]
     Parity(bool),
 }
 
@@ -227,7 +215,7 @@ pub(super) unsafe fn test(object: *const u64, phase: Phase) -> bool {
     unsafe {
         match phase {
             Phase::Token(token) => test_wait(object, token),
-            #[cfg(any(target_feature = "ptx71", target_feature = "sm_90"))]
+            #[cfg(ptx_isa_at_least = "71")]
             Phase::Parity(odd) => test_wait_parity(object, odd),
         }
     }
@@ -283,6 +271,27 @@ pub(super) unsafe fn try_once(object: *const u64, phase: Phase) -> bool {
         return try_wait(object, phase, None);
         #[cfg(not(target_feature = "sm_90"))]
         return test(object, phase);
+    }
+}
+
+/// Waits until `phase` has completed (the blocking `wait` and `wait_parity`). On sm_90, a loop
+/// on `mbarrier.try_wait` without a time hint: the hardware suspends the thread until the phase
+/// completes or a system-dependent time passes, so no back-off is needed (libcu++'s `wait` on
+/// sm_90). On sm_80, `mbarrier.test_wait` polled with the back-off of every device wait.
+///
+/// # Safety
+/// As for [`test`].
+#[inline(always)]
+pub(super) unsafe fn wait(object: *const u64, phase: Phase) {
+    #[cfg(target_feature = "sm_90")]
+    {
+        // SAFETY: the caller's contract.
+        while !unsafe { try_wait(object, phase, None) } {}
+    }
+    #[cfg(not(target_feature = "sm_90"))]
+    {
+        // SAFETY: the caller's contract.
+        super::wait::wait_until(object as usize, || unsafe { test(object, phase) });
     }
 }
 

@@ -122,20 +122,27 @@
 //! # The hardware barrier
 //! A `Barrier<Block>` initialised with `Barrier::init_in_place` in block-shared memory on sm_80
 //! and newer (detected with `isspacep.shared`) is the hardware `mbarrier`, as in libcu++: one
-//! `mbarrier.arrive` per arrival and `mbarrier.test_wait` polls; it has no completion function
+//! `mbarrier.arrive` per arrival, and `mbarrier.try_wait` (sm_90) or `mbarrier.test_wait`
+//! (sm_80) in the waits; it has no completion function
 //! and cannot detect an excess arrival. Every other barrier uses the generic algorithm above,
 //! which is correct at every scope. Both keep one contract:
 //! * **Lifetime.** From `mbarrier.init` to `mbarrier.inval` the state word is an `mbarrier`
 //!   object that only `mbarrier` instructions touch (no plain stores at initialisation, no load in
 //!   `Debug`). Before the memory is initialised again or reused,
 //!   [`Barrier::invalidate_in_place`] ends its life.
-//! * **Tokens.** `wait` takes a token of the current or the preceding phase, or one whose arrival
-//!   completed its phase (recorded in the token: on the hardware path, an `mbarrier.test_wait`
-//!   on the fresh token right after the arrival, when it is still of the current or the
-//!   preceding phase); `mbarrier.test_wait` knows no older phase. The generic barrier
-//!   reports an older token; on the hardware one it is undefined.
+//! * **Tokens.** `wait` takes a token of the current or the preceding phase (C++'s and libcu++'s
+//!   contract; `mbarrier.test_wait` knows no older phase). The generic barrier also accepts a
+//!   token whose own arrival completed its phase, however old, and reports any other older
+//!   token; on the hardware one an older token is undefined, as in libcu++. An arrival does not
+//!   look at the barrier after it (no test of the fresh token, which PTX leaves undefined once
+//!   the barrier is two phases on), so a fire-and-forget `let _ = b.arrive()` is the
+//!   `mbarrier.arrive` alone.
+//! * **Place in the type.** [`SharedBarrier`] is a block barrier that can only be made in
+//!   block-shared memory: on sm_80+ it is the `mbarrier` alone, with no run-time dispatch and no
+//!   generic barrier compiled beside it (libcu++'s `__shared__ cuda::barrier<thread_scope_block>`).
 //! * **Counts.** An expected count and an `arrive_n` are at most 2²⁰ − 1 on the hardware path
-//!   (2³¹ − 1 on the generic one); beyond, `init_in_place` and `arrive_n` panic (trap).
+//!   (2³¹ − 1 on the generic one); beyond, `init_in_place` and `arrive_n` panic (trap). On the
+//!   device `Barrier::<Block>::max()` is therefore 2²⁰ − 1, as libcu++'s block barrier's.
 
 mod barrier;
 mod barrier_wait;
@@ -147,7 +154,7 @@ mod remote_wake_tests;
 mod semaphore;
 pub(crate) mod wait;
 
-pub use barrier::{ArrivalToken, Barrier, BarrierCompletion, NoCompletion};
+pub use barrier::{ArrivalToken, Barrier, BarrierCompletion, NoCompletion, SharedBarrier};
 
 /// In debug device builds, traps if the primitive at `p` is in local memory (a kernel's stack),
 /// where `atom` and `mbarrier` are undefined; one `isspacep.local` and a branch. Nothing in

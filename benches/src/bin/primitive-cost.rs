@@ -11,7 +11,8 @@
 //! assembled by ptxas 13.5 (`-v`) and disassembled by `cuobjdump -sass`. Per kernel: PTX
 //! instructions, `call` instructions, SASS instructions (NOP padding and the closing self-branch
 //! dropped), registers and stack frame bytes (local memory) from `ptxas -v`; for sm_80 and
-//! sm_90. Writes `target/device-cost/primitives.md` and prints it.
+//! sm_90; and, for sm_90, the PTX of the shared-memory block barrier, ours and libcu++'s (the
+//! wait loop on `mbarrier.try_wait`). Writes `target/device-cost/primitives.md` and prints it.
 
 use benches::cuda_tools::{self, CudaTools, nvcc_ptx};
 use benches::device_cost as dc;
@@ -141,10 +142,34 @@ pub unsafe extern "ptx-kernel" fn barrier_shared_block() {
     let token = barrier.arrive();
     barrier.wait(token);
 }
+
+/// The same with the barrier whose type says it is in shared memory (issue 24, item 5).
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn shared_barrier_block() {
+    use scoped_atomics::kernel::{block_dim, sync_threads, thread_idx};
+    let place = scoped_atomics::block_shared!(SHARED: [SharedBarrier; 1]).cast::<SharedBarrier>();
+    if thread_idx().x == 0 {
+        // SAFETY: block-shared memory, used after the `sync_threads` below.
+        unsafe { SharedBarrier::init_in_place(place, block_dim().x) };
+    }
+    sync_threads();
+    // SAFETY: initialised above.
+    let barrier = unsafe { &*place };
+    let token = barrier.arrive();
+    barrier.wait(token);
+}
 "#;
 
 const CUDA_SHARED: &str = r#"
 extern "C" __global__ void barrier_shared_block() {
+    __shared__ cuda::barrier<cuda::thread_scope_block> bar;
+    if (threadIdx.x == 0) init(&bar, blockDim.x);
+    __syncthreads();
+    auto t = bar.arrive();
+    bar.wait(cuda::std::move(t));
+}
+// libcu++'s block barrier in shared memory again, the twin of our `shared_barrier_block`.
+extern "C" __global__ void shared_barrier_block() {
     __shared__ cuda::barrier<cuda::thread_scope_block> bar;
     if (threadIdx.x == 0) init(&bar, blockDim.x);
     __syncthreads();
@@ -157,7 +182,7 @@ fn rust_source() -> String {
     let mut src = String::from(
         "#![no_std]\n#![feature(abi_ptx, asm_experimental_arch)]\n\
          use scoped_atomics::{Atomic, Barrier, BinarySemaphore, Block, CountingSemaphore, Device, \
-         Latch, Ordering, System};\n\
+         Latch, Ordering, SharedBarrier, System};\n\
          #[panic_handler]\nfn panic(_: &core::panic::PanicInfo) -> ! {\n    \
          // SAFETY: `trap` aborts the kernel.\n    \
          unsafe { core::arch::asm!(\"trap;\", options(noreturn)) }\n}\n",
@@ -283,6 +308,7 @@ fn table(target: Target, ours: &BTreeMap<String, Cost>, theirs: &BTreeMap<String
         }
     }
     names.push("barrier_shared_block".into());
+    names.push("shared_barrier_block".into());
     let mut md = format!(
         "### {target} (ptxas 13.5 -arch={})\n\n\
          | kernel | PTX ours / libcu++ | calls | SASS ours / libcu++ | registers | stack bytes |\n\
@@ -312,6 +338,35 @@ fn table(target: Target, ours: &BTreeMap<String, Cost>, theirs: &BTreeMap<String
     md
 }
 
+/// The PTX of kernel `name` in the file at `ptx_path`, one instruction or label per line.
+fn listing(ptx_path: &Path, name: &str) -> Result<String, Error> {
+    let text = fs::read_to_string(ptx_path).map_err(|e| Error::Failed(e.to_string()))?;
+    let kernel = ptx::parse_kernels(&text)
+        .into_iter()
+        .find(|k| k.name == name)
+        .ok_or_else(|| Error::Failed(format!("no kernel {name} in {}", ptx_path.display())))?;
+    let mut out = String::new();
+    for item in ptx::instructions(&kernel) {
+        match item {
+            ptx::Item::Instr(i) => writeln!(out, "    {i}"),
+            ptx::Item::Label(l) => writeln!(out, "{l}:"),
+        }
+        .expect("writing to a String");
+    }
+    Ok(out)
+}
+
+/// The PTX of the shared-memory block barrier, ours and libcu++'s: on sm_90 both wait in a loop
+/// on `mbarrier.try_wait`, whose hardware suspend does the waiting (no `nanosleep` back-off).
+fn shared_barrier_listings(target: Target, ours: &Path, theirs: &Path) -> Result<String, Error> {
+    Ok(format!(
+        "#### `barrier_shared_block` at {target}: the PTX (init, arrive, wait loop)\n\n\
+         Ours:\n\n```text\n{}```\n\nlibcu++:\n\n```text\n{}```\n",
+        listing(ours, "barrier_shared_block")?,
+        listing(theirs, "barrier_shared_block")?
+    ))
+}
+
 fn main() -> ExitCode {
     let result = (|| -> Result<String, Error> {
         let tc = Toolchain::discover()?;
@@ -321,15 +376,22 @@ fn main() -> ExitCode {
              Instruction counts of the kernels (not timings; no GPU is involved): ours built with \
              the pinned nightly (`-Cpanic=immediate-abort`, release), libcu++ (CCCL of CUDA 13.5) \
              with `nvcc -ptx -std=c++17 -O3`; both assembled by ptxas 13.5. Each kernel takes the \
-             primitive by pointer (global memory), except `barrier_shared_block` (initialised in \
-             shared memory, one phase). Columns: ours / libcu++.\n\n",
+             primitive by pointer (global memory), except `barrier_shared_block` (a `Barrier<Block>` \
+             initialised in shared memory, one phase) and `shared_barrier_block` (the same with a \
+             `SharedBarrier`; both against libcu++'s `__shared__ cuda::barrier<thread_scope_block>`). \
+             Columns: ours / libcu++.\n\n",
         );
         for target in [Target::Sm80, Target::Sm90] {
             eprintln!("primitive-cost: {target}...");
-            let ours = measure(&tc, &cuda, &our_ptx(&tc, target)?, target)?;
-            let theirs = measure(&tc, &cuda, &their_ptx(&tc, &cuda, target)?, target)?;
+            let (ours_ptx, theirs_ptx) = (our_ptx(&tc, target)?, their_ptx(&tc, &cuda, target)?);
+            let ours = measure(&tc, &cuda, &ours_ptx, target)?;
+            let theirs = measure(&tc, &cuda, &theirs_ptx, target)?;
             md += &table(target, &ours, &theirs);
             md.push('\n');
+            if target == Target::Sm90 {
+                md += &shared_barrier_listings(target, &ours_ptx, &theirs_ptx)?;
+                md.push('\n');
+            }
         }
         let out = tc.root.join("target/device-cost/primitives.md");
         fs::create_dir_all(out.parent().unwrap()).map_err(|e| Error::Failed(e.to_string()))?;

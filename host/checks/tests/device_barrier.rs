@@ -9,15 +9,17 @@
 //!   the same place is invalidated first (`mbarrier.inval` before the second `mbarrier.init`).
 //! * Bug 5: `arrive_n` on the hardware path rejects counts above 2²⁰ − 1 (a comparison with
 //!   1048575 guards the `mbarrier.arrive`; the old code accepted up to 2³¹ − 1).
-//! * Bug 4: the hardware path knows whether the phase of an arrival's token has completed
-//!   (`mbarrier.test_wait` on the fresh token), so `wait` on such a token returns at once instead
-//!   of asking `mbarrier.test_wait` about a phase it may no longer know.
+//! * Bug 4 (revised by issue 23, item 1): the old fix tested every arrival's fresh token with
+//!   `mbarrier.test_wait`, which PTX leaves undefined once the barrier is two phases on; an
+//!   arrival is now the `mbarrier.arrive` alone, and only the waits test tokens (of the current
+//!   or the preceding phase, `wait`'s contract, as in libcu++).
 //! * Issue 14: `mbarrier.pending_count` only on states of `.noComplete` arrivals (the PTX ISA's
 //!   condition; the fix of bug 4 had applied it to a plain `mbarrier.arrive`'s state).
 
 mod scratch;
 
 use scoped_atomics_host::ptx::{self, Item, Kernel, Target};
+use scoped_atomics_host::sim::{Arg, Launch, Simulator};
 
 const GENERIC: &str = r#"
 use scoped_atomics::{Barrier, Block, Device, System};
@@ -117,6 +119,148 @@ pub unsafe extern "ptx-kernel" fn reinit_shared() {
     }
 }
 "#;
+
+/// Issue 23: the kernels of items 1, 4 and 5.
+const ISSUE_23: &str = r#"
+use scoped_atomics::{Barrier, Block};
+use scoped_atomics::kernel::{sync_threads, thread_idx};
+
+/// A block barrier of `expected` in shared memory, initialised by thread 0.
+#[inline(always)]
+fn shared_barrier(expected: u32) -> &'static Barrier<Block> {
+    let place = scoped_atomics::block_shared!(BARRIER: [Barrier<Block>; 1]).cast::<Barrier<Block>>();
+    if thread_idx().x == 0 {
+        // SAFETY: block-shared memory, used after the `sync_threads` below.
+        unsafe { Barrier::init_in_place(place, expected) };
+    }
+    sync_threads();
+    // SAFETY: initialised above, for the life of the block.
+    unsafe { &*place }
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn arrive_only() {
+    let b = shared_barrier(64);
+    let _ = b.arrive();
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn arrive_and_wait_shared() {
+    shared_barrier(64).arrive_and_wait();
+}
+
+// The parity waits need PTX ISA 7.1 (sm_80's default is 7.0).
+#[cfg(target_feature = "sm_90")]
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn wait_parity_shared() {
+    let b = shared_barrier(64);
+    let _ = b.arrive();
+    b.wait_parity(false);
+}
+
+/// 64 threads, a barrier of 32: warp 0 arrives without waiting (its 32 arrivals complete phase
+/// 0); warp 1 waits for phase 0, arrives (completing phase 1) and waits for phase 1. Every thread
+/// arrives once, and each parity wait names the current or the preceding phase.
+#[cfg(target_feature = "sm_90")]
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn two_warps_one_phase_each(done: *mut u32) {
+    let b = shared_barrier(32);
+    let t = thread_idx().x;
+    if t < 32 {
+        let _ = b.arrive(); // phase 0
+    } else {
+        b.wait_parity(false); // phase 0 is over
+        let _ = b.arrive(); // phase 1
+        b.wait_parity(true); // phase 1 is over
+    }
+    // SAFETY: the launcher passes 64 counters.
+    unsafe { done.add(t as usize).write(1) };
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn init_max(max: *mut u32) {
+    let b = shared_barrier(Barrier::<Block>::max());
+    let _ = b;
+    if thread_idx().x == 0 {
+        // SAFETY: the launcher passes one counter.
+        unsafe { max.write(Barrier::<Block>::max()) };
+    }
+}
+"#;
+
+/// Issue 24, item 5: kernels of the block barrier whose type says it is in shared memory.
+const SHARED_BARRIER: &str = r#"
+use scoped_atomics::SharedBarrier;
+use scoped_atomics::kernel::{block_dim, sync_threads, thread_idx};
+
+/// The block barrier, initialised by thread 0 for every thread of the block.
+#[inline(always)]
+fn shared_barrier() -> &'static SharedBarrier {
+    let place = scoped_atomics::block_shared!(SHARED: [SharedBarrier; 1]).cast::<SharedBarrier>();
+    if thread_idx().x == 0 {
+        // SAFETY: block-shared memory, used after the `sync_threads` below.
+        unsafe { SharedBarrier::init_in_place(place, block_dim().x) };
+    }
+    sync_threads();
+    // SAFETY: initialised above, for the life of the block.
+    unsafe { &*place }
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn shared_arrive_and_wait() {
+    shared_barrier().arrive_and_wait();
+}
+
+/// Each thread adds its index to a shared sum in phase k, and after the phase reads it: every
+/// thread sees the whole sum of every phase.
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn shared_phases(out: *mut u32) {
+    use scoped_atomics::{AtomicRef, Block, Ordering};
+    let b = shared_barrier();
+    let sums = scoped_atomics::block_shared!(SUMS: [u32; 4]).cast::<u32>();
+    let t = thread_idx().x;
+    if t < 4 {
+        // SAFETY: four shared counters, each written once before the barrier below.
+        unsafe { sums.add(t as usize).write(0) };
+    }
+    b.arrive_and_wait();
+    let mut seen = 0;
+    for k in 0..4 {
+        // SAFETY: a shared counter, accessed atomically.
+        let sum = unsafe { AtomicRef::<u32, Block>::from_ptr(sums.add(k)) };
+        sum.fetch_add(t + 1, Ordering::Relaxed);
+        let token = b.arrive();
+        b.wait(token);
+        seen += sum.load(Ordering::Relaxed);
+    }
+    // SAFETY: the launcher passes one counter per thread.
+    unsafe { out.add(t as usize).write(seen) };
+}
+"#;
+
+/// The PTX text of the scratch crate `name` with `source` at `target`.
+fn ptx_of(name: &str, source: &str, target: Target) -> Option<String> {
+    let tc = scratch::toolchain("device_barrier")?;
+    let dir = scratch::crate_dir(
+        &tc,
+        name,
+        ", default-features = false",
+        &format!("{}{source}", scratch::PRELUDE),
+    );
+    let (out, ptx) = scratch::build_with(
+        &tc,
+        &dir,
+        &tc.target_dir(target),
+        &target.rustflags(),
+        scratch::Extra::default(),
+    );
+    assert!(
+        out.status.success(),
+        "{target}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Some(std::fs::read_to_string(ptx).unwrap())
+}
 
 const TARGETS: [Target; 3] = [Target::Sm70, Target::Sm80, Target::Sm90];
 const HARDWARE_TARGETS: [Target; 2] = [Target::Sm80, Target::Sm90];
@@ -346,43 +490,150 @@ fn pending_count_reads_only_states_of_no_complete_arrivals() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
-/// Bug 4 of issue 10, kept with the fix of issue 14: the hardware path learns whether the phase of
-/// an arrival's token has completed right after the arrival, with `mbarrier.test_wait` on the fresh
-/// token (valid then: the token is of the current phase or, if this arrival or another completed
-/// it meanwhile, of the one just before), so `wait` on that token later returns at once instead of
-/// asking `mbarrier.test_wait` about a phase it may no longer know.
+/// Issue 23, item 1: an arrival on the hardware barrier is the `mbarrier.arrive` alone. The old
+/// code ran `mbarrier.test_wait` on the fresh token after every arrival (to fill
+/// `ArrivalToken::completed`), which PTX leaves undefined once the barrier is two phases on — a
+/// correct program gets there (`arrivals_never_test_a_token_two_phases_old`). A fire-and-forget
+/// `let _ = b.arrive()` must compile to the arrive and nothing that reads the barrier after it.
 #[test]
-fn hardware_arrivals_test_their_fresh_token() {
+fn a_fire_and_forget_hardware_arrive_is_the_arrive_alone() {
     for target in HARDWARE_TARGETS {
-        let Some(functions) = barrier_functions(target) else {
+        let Some(kernels) = build("barrier-issue23", ISSUE_23, target) else {
             return;
         };
-        let (_, body) = functions
+        let body = scratch::mnemonics(scratch::kernel(&kernels, "arrive_only"));
+        let mbarrier: Vec<&String> = body.iter().filter(|m| m.starts_with("mbarrier.")).collect();
+        let arrive = mbarrier
             .iter()
-            .find(|(name, _)| name == "arrive_n_block")
-            .expect("arrive_n_block");
-        let arrivals: Vec<usize> = (0..body.len())
-            .filter(|&at| {
-                body[at].mnemonic.starts_with("mbarrier.arrive.")
-                    && !body[at].mnemonic.contains(".noComplete")
-            })
-            .collect();
-        assert!(!arrivals.is_empty(), "{target}: no mbarrier.arrive");
-        for at in arrivals {
-            let token = operand(&body[at], 0);
-            // The next mbarrier instruction after the arrival tests its token.
-            let next = body[at + 1..]
-                .iter()
-                .find(|i| i.mnemonic.starts_with("mbarrier."));
-            assert!(
-                next.is_some_and(
-                    |i| i.mnemonic.starts_with("mbarrier.test_wait") && operand(i, 2) == token
-                ),
-                "{target}: `{}` is not followed by mbarrier.test_wait on its token {token}: next {}",
-                body[at],
-                next.map_or("none".to_string(), |i| i.to_string())
-            );
+            .position(|m| m.starts_with("mbarrier.arrive.") && !m.contains("noComplete"))
+            .unwrap_or_else(|| panic!("{target}: no mbarrier.arrive in {body:?}"));
+        assert!(
+            mbarrier[arrive + 1..].is_empty(),
+            "{target}: `let _ = b.arrive()` runs {:?} after its mbarrier.arrive",
+            &mbarrier[arrive + 1..]
+        );
+    }
+}
+
+/// Issue 23, item 1, the issue's program: 64 threads, a shared barrier of 32; warp 0 arrives
+/// without waiting, warp 1 waits for warp 0's phase, arrives (its 32 arrivals complete the next
+/// phase) and waits for that phase. Every thread arrives once, and every wait names the current
+/// or the preceding phase, as the documented contract asks. With the old code, a warp-0 thread
+/// descheduled between its arrival and the `mbarrier.test_wait` on the fresh token finds the
+/// barrier two phases on — the simulator reports that `test_wait` as a fault (seen on the old
+/// code, with a four-round version of this kernel: 387 of 400 schedules); now no schedule may
+/// fault or hang.
+#[test]
+fn arrivals_never_test_a_token_two_phases_old() {
+    let Some(kernels_ptx) = ptx_of("barrier-issue23", ISSUE_23, Target::Sm90) else {
+        return;
+    };
+    let sim = Simulator::new(&kernels_ptx).expect("the simulator reads the PTX");
+    let kernel = sim.kernel("two_warps_one_phase_each").expect("the kernel");
+    let mut failures = Vec::new();
+    for seed in 0..400 {
+        let mut launch = Launch::new([1, 1, 1], [64, 1, 1], vec![Arg::Ptr(0, 0)]);
+        launch.buffers = vec![vec![0; 64 * 4]];
+        launch.seed = seed;
+        let out = kernel.launch(&launch, Vec::new()).expect("the launch runs");
+        if let Some(f) = out.findings.first() {
+            failures.push(format!("seed {seed}: {f}"));
+            continue;
         }
+        let done: Vec<u32> = out.buffers[0]
+            .chunks_exact(4)
+            .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+            .collect();
+        if done.iter().any(|&d| d != 1) {
+            failures.push(format!("seed {seed}: threads done {done:?}"));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of 400 schedules failed; first: {}",
+        failures.len(),
+        failures[0]
+    );
+}
+
+/// Issue 23, item 4: `Barrier::<Block>::max()` on the device is what the hardware path accepts
+/// (2²⁰ − 1, libcu++'s block barrier's max); it was 2³¹ − 1, so `init_in_place(p, max())` in
+/// shared memory trapped on sm_80+. The simulator runs such a kernel: no fault, and `max()`
+/// reads 2²⁰ − 1.
+#[test]
+fn a_block_barrier_of_max_expected_arrivals_initialises_in_shared_memory() {
+    for target in HARDWARE_TARGETS {
+        let Some(kernels_ptx) = ptx_of("barrier-issue23", ISSUE_23, target) else {
+            return;
+        };
+        let sim = Simulator::new(&kernels_ptx).expect("the simulator reads the PTX");
+        let kernel = sim.kernel("init_max").expect("the kernel");
+        let mut launch = Launch::new([1, 1, 1], [32, 1, 1], vec![Arg::Ptr(0, 0)]);
+        launch.buffers = vec![vec![0; 4]];
+        let out = kernel.launch(&launch, Vec::new()).expect("the launch runs");
+        assert!(
+            out.findings.is_empty(),
+            "{target}: init_in_place(p, Barrier::<Block>::max()): {}",
+            out.findings[0]
+        );
+        let max = u32::from_le_bytes(out.buffers[0][..4].try_into().unwrap());
+        assert_eq!(max, (1 << 20) - 1, "{target}: Barrier::<Block>::max()");
+    }
+}
+
+/// Issue 23, item 5: on sm_90 the blocking waits of the hardware barrier loop on
+/// `mbarrier.try_wait` (whose hardware suspend does the waiting, as libcu++'s `wait`): a loop
+/// from the `mbarrier.try_wait` back to the label before it, with no `nanosleep` in it. The old
+/// code polled `mbarrier.test_wait` with a `nanosleep` back-off. (The kernels also hold the
+/// generic barrier's wait, for a barrier outside shared memory, which keeps its back-off.)
+#[test]
+fn sm90_hardware_waits_loop_on_try_wait_without_nanosleep() {
+    let Some(kernels) = build("barrier-issue23", ISSUE_23, Target::Sm90) else {
+        return;
+    };
+    for name in ["arrive_and_wait_shared", "wait_parity_shared"] {
+        let items = instrs(scratch::kernel(&kernels, name));
+        let mnemonic = |item: &Item| match item {
+            Item::Instr(i) => i.mnemonic.clone(),
+            Item::Label(_) => String::new(),
+        };
+        let at = items
+            .iter()
+            .position(|i| mnemonic(i).starts_with("mbarrier.try_wait"))
+            .unwrap_or_else(|| panic!("sm_90 {name}: no mbarrier.try_wait: {items:#?}"));
+        let label = items[..at]
+            .iter()
+            .rev()
+            .find_map(|i| match i {
+                Item::Label(l) => Some(l.clone()),
+                Item::Instr(_) => None,
+            })
+            .expect("a label before the try_wait");
+        let back = items[at..]
+            .iter()
+            .position(|i| match i {
+                Item::Instr(i) => {
+                    i.mnemonic.starts_with("bra")
+                        && i.operands.split([',', ' ']).any(|o| o.trim() == label)
+                }
+                Item::Label(_) => false,
+            })
+            .unwrap_or_else(|| {
+                panic!("sm_90 {name}: no branch back to {label} after the try_wait")
+            });
+        let body: Vec<String> = items[at..=at + back].iter().map(mnemonic).collect();
+        assert!(
+            !body
+                .iter()
+                .any(|m| m.starts_with("nanosleep") || m.starts_with("mbarrier.test_wait")),
+            "sm_90 {name}: the wait loop backs off or polls test_wait: {body:?}"
+        );
+        assert!(
+            !items
+                .iter()
+                .any(|i| mnemonic(i).starts_with("mbarrier.test_wait")),
+            "sm_90 {name}: a mbarrier.test_wait"
+        );
     }
 }
 
@@ -405,8 +656,8 @@ fn operands_of(kernels: &[Kernel], kernel: &str, mnemonic: &str) -> Vec<Vec<Stri
 /// Issue 14: the hardware forms of `try_wait`, `try_wait_for`, `try_wait_until` and the parity
 /// waits. sm_80 (PTX ISA 7.0): `mbarrier.test_wait` polled against `%globaltimer`, no parity
 /// form (PTX ISA 7.1). sm_90: `mbarrier.try_wait` without (`try_wait`) and with (`try_wait_for`,
-/// `try_wait_until`) a `suspendTimeHint`, `mbarrier.try_wait.parity` likewise, and
-/// `mbarrier.test_wait.parity` polled by `wait_parity`.
+/// `try_wait_until`) a `suspendTimeHint`, `mbarrier.try_wait.parity` likewise (and, since issue
+/// 23, no `mbarrier.test_wait` at all: `wait` and `wait_parity` loop on `mbarrier.try_wait`).
 #[test]
 fn hardware_timed_and_parity_waits_use_the_mbarrier_forms() {
     let Some(sm80) = build("barrier-device-path", GENERIC, Target::Sm80) else {
@@ -442,9 +693,11 @@ fn hardware_timed_and_parity_waits_use_the_mbarrier_forms() {
         parity.iter().any(|o| o.len() == 3) && parity.iter().any(|o| o.len() == 4),
         "sm_90: mbarrier.try_wait.parity without and with a time hint: {parity:?}"
     );
+    // Issue 23, item 5: the blocking `wait_parity` loops on `mbarrier.try_wait.parity` too (the
+    // hardware suspend waits), where it polled `mbarrier.test_wait.parity` with `nanosleep`.
     assert!(
-        !operands_of(&sm90, "timed_shared", "mbarrier.test_wait.parity.b64").is_empty(),
-        "sm_90: wait_parity does not poll mbarrier.test_wait.parity"
+        operands_of(&sm90, "timed_shared", "mbarrier.test_wait").is_empty(),
+        "sm_90: a wait polls mbarrier.test_wait"
     );
 }
 
@@ -578,5 +831,52 @@ fn debug_device_builds_check_that_a_primitive_is_not_on_the_stack() {
             !has_check(&release, name),
             "release {name}: an isspacep.local check"
         );
+    }
+}
+
+/// Issue 24, item 5: a `SharedBarrier` is the `mbarrier` with nothing around it on sm_80 and
+/// sm_90 — no `isspacep` dispatch, no generic barrier (no `atom`, no `nanosleep`, no plain
+/// load of the barrier) — and it synchronises: in the simulator every thread of 64 sees every
+/// other thread's addition of each of four phases, with no finding.
+#[test]
+fn a_shared_barrier_is_the_mbarrier_alone_and_synchronises() {
+    for target in HARDWARE_TARGETS {
+        let Some(text) = ptx_of("shared-barrier", SHARED_BARRIER, target) else {
+            return;
+        };
+        let kernels = ptx::parse_kernels(&text);
+        let body = scratch::mnemonics(scratch::kernel(&kernels, "shared_arrive_and_wait"));
+        let stray: Vec<&String> = body
+            .iter()
+            .filter(|m| {
+                m.starts_with("isspacep")
+                    || m.starts_with("atom")
+                    || m.starts_with("nanosleep") && target == Target::Sm90
+                    || m.starts_with("ld.") && !m.starts_with("ld.param")
+            })
+            .collect();
+        assert!(stray.is_empty(), "{target}: {stray:?} in {body:?}");
+        assert!(
+            body.iter().any(|m| m.starts_with("mbarrier.arrive")),
+            "{target}: no mbarrier.arrive: {body:?}"
+        );
+        let sim = Simulator::new(&text).expect("the simulator reads the PTX");
+        let kernel = sim.kernel("shared_phases").expect("the kernel");
+        for seed in 0..8 {
+            let mut launch = Launch::new([1, 1, 1], [64, 1, 1], vec![Arg::Ptr(0, 0)]);
+            launch.buffers = vec![vec![0; 64 * 4]];
+            launch.seed = seed;
+            let out = kernel.launch(&launch, Vec::new()).expect("the launch runs");
+            assert!(
+                out.findings.is_empty(),
+                "{target} seed {seed}: {}",
+                out.findings[0]
+            );
+            let total: u32 = (1..=64).sum::<u32>() * 4;
+            for (t, chunk) in out.buffers[0].chunks_exact(4).enumerate() {
+                let seen = u32::from_le_bytes(chunk.try_into().unwrap());
+                assert_eq!(seen, total, "{target} seed {seed}: thread {t}");
+            }
+        }
     }
 }

@@ -127,3 +127,91 @@ fn block_shared_arrays_are_aligned_as_their_element_type() {
         }
     }
 }
+
+/// Issue 23, item 2: the device symbol of a `block_shared!` array was
+/// `__scoped_atomics_shared_<NAME>_<line>_<column>`, with nothing of the module or the file, so two
+/// kernels in two files that declare `block_shared!(BINS: [u32; 16])` on the same line and column
+/// gave PTX that ptxas rejects ("Duplicate definition of variable"). Here `a.rs` and `b.rs` do
+/// exactly that; the PTX must assemble, with two distinct arrays.
+#[test]
+fn block_shared_arrays_of_two_files_at_the_same_line_and_column_are_distinct() {
+    let Some(tc) = scratch::toolchain("device_block_shared") else {
+        return;
+    };
+    let file = |kernel: &str| {
+        format!(
+            "#[unsafe(no_mangle)]\npub unsafe extern \"ptx-kernel\" fn {kernel}(p: *mut u64) {{\n    \
+             let bins = scoped_atomics::block_shared!(BINS: [u32; 16]);\n    \
+             // SAFETY: the launcher passes a valid location.\n    unsafe {{ p.write(bins as u64) }}\n}}\n"
+        )
+    };
+    let dir = scratch::crate_dir(
+        &tc,
+        "block-shared-two-files",
+        ", default-features = false",
+        &format!("{}mod a;\nmod b;\n", scratch::PRELUDE),
+    );
+    std::fs::write(dir.join("src/a.rs"), file("in_a")).unwrap();
+    std::fs::write(dir.join("src/b.rs"), file("in_b")).unwrap();
+    let target = Target::Sm80;
+    let (out, ptx) = scratch::build_with(
+        &tc,
+        &dir,
+        &tc.target_dir(target),
+        &target.rustflags(),
+        scratch::Extra::default(),
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = std::fs::read_to_string(&ptx).unwrap();
+    let arrays: Vec<&str> = text
+        .lines()
+        .filter(|l| {
+            l.trim_start().starts_with(".shared") && l.contains("__scoped_atomics_shared_BINS_")
+        })
+        .collect();
+    assert_eq!(arrays.len(), 2, "two BINS arrays: {arrays:#?}");
+    assert_ne!(arrays[0].trim(), arrays[1].trim(), "one symbol twice");
+    scoped_atomics_host::ptx::assemble(&tc, &ptx, target)
+        .unwrap_or_else(|e| panic!("ptxas rejects the two arrays: {e}"));
+}
+
+/// Issue 23, item 2: a zero-sized `block_shared!` array (zero elements, or a zero-sized element
+/// type) is a compile error that says so, on the device (where it was `.b8 X[0]`, which ptxas
+/// rejects) and on the host alike.
+#[test]
+fn a_zero_sized_block_shared_array_is_a_compile_error() {
+    let Some(tc) = scratch::toolchain("device_block_shared") else {
+        return;
+    };
+    for (name, declaration) in [("zero-length", "[u32; 0]"), ("zero-sized-type", "[(); 4]")] {
+        let dir = scratch::crate_dir(
+            &tc,
+            &format!("block-shared-{name}"),
+            ", default-features = false",
+            &format!(
+                "{}#[unsafe(no_mangle)]\npub unsafe extern \"ptx-kernel\" fn empty(p: *mut u64) {{\n    \
+                 let x = scoped_atomics::block_shared!(X: {declaration});\n    \
+                 // SAFETY: the launcher passes a valid location.\n    unsafe {{ p.write(x as u64) }}\n}}\n",
+                scratch::PRELUDE
+            ),
+        );
+        let target = Target::Sm80;
+        let (out, _) = scratch::build_with(
+            &tc,
+            &dir,
+            &tc.target_dir(target),
+            &target.rustflags(),
+            scratch::Extra::default(),
+        );
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{name}: compiled:\n{stderr}");
+        assert!(
+            stderr.contains("block_shared!") && stderr.contains("zero-sized"),
+            "{name}: the error does not say why:\n{stderr}"
+        );
+    }
+}

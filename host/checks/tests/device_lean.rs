@@ -115,6 +115,37 @@ fn kernels_source() -> String {
         }
     }
     src += r#"
+/// Issue 24, item 5: the block barrier whose type says it is in shared memory.
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn shared_barrier_block(n: u32) {
+    use scoped_atomics::SharedBarrier;
+    use scoped_atomics::kernel::{block_dim, sync_threads, thread_idx};
+    let place = scoped_atomics::block_shared!(SHARED: [SharedBarrier; 1]).cast::<SharedBarrier>();
+    if thread_idx().x == 0 {
+        // SAFETY: block-shared memory, used after the `sync_threads` below.
+        unsafe { SharedBarrier::init_in_place(place, block_dim().x) };
+    }
+    sync_threads();
+    // SAFETY: initialised above.
+    let barrier = unsafe { &*place };
+    barrier.arrive_and_wait();
+    let token = barrier.arrive_n(n);
+    let _ = barrier.try_wait(&token);
+    let _ = barrier.try_wait_for(&token, Duration::from_micros(10));
+    barrier.wait(token);
+    #[cfg(any(target_feature = "ptx71", target_feature = "sm_90"))]
+    {
+        let _ = barrier.try_wait_parity(true);
+        barrier.wait_parity(true);
+    }
+    barrier.arrive_and_drop();
+    sync_threads();
+    if thread_idx().x == 0 {
+        // SAFETY: every use is ordered before this by `sync_threads`.
+        unsafe { SharedBarrier::invalidate_in_place(place) };
+    }
+}
+
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn barrier_shared_block() {
     use scoped_atomics::kernel::{block_dim, sync_threads, thread_idx};

@@ -19,24 +19,49 @@ use crate::{Scope, ScopeKind, StateSpace};
 use core::arch::asm;
 use core::marker::PhantomData;
 
+/// What this build targets, for the compile errors: `sm_100 with PTX ISA 8.6` (the CPU and the
+/// PTX ISA version the build emits, derived by the build script in one place).
+macro_rules! compiled_for {
+    () => {
+        env!("SCOPED_ATOMICS_PTX_TARGET")
+    };
+}
+
+/// The compile error of a 128-bit atomic at the System scope below PTX ISA 8.4.
+macro_rules! system_message {
+    () => {
+        concat!(
+            "scoped-atomics: a 128-bit atomic at the System scope (`.b128` with `.sys`) needs PTX \
+             ISA 8.4 or newer, and this crate was compiled for ",
+            compiled_for!(),
+            ": build with `-C target-feature=+ptx84` in RUSTFLAGS"
+        )
+    };
+}
+
 /// Stops, at compile time, a build that uses the cluster scope on a target without `.cluster`.
 pub(super) struct ScopeAvailable<S>(PhantomData<S>);
 
 impl<S: Scope> ScopeAvailable<S> {
     pub(super) const CHECK: () = assert!(
         !matches!(S::KIND, ScopeKind::Cluster) || HAS_CLUSTER_SCOPE,
-        "scoped-atomics: the Cluster scope (PTX `.cluster`) needs sm_90 or newer with PTX ISA 7.8, \
-         and this crate was compiled for an older target. `-C target-cpu=sm_90` must reach every \
-         crate of the build, dependencies included: pass it in RUSTFLAGS (or in \
-         `[target.nvptx64-nvidia-cuda] rustflags` of .cargo/config.toml), not only after `--` \
-         of `cargo rustc`, which applies to the last crate alone"
+        concat!(
+            "scoped-atomics: the Cluster scope (PTX `.cluster`) needs sm_90 or newer with PTX ISA \
+             7.8, and this crate was compiled for ",
+            compiled_for!(),
+            ". `-C target-cpu=sm_90` must reach every crate of the build, dependencies included: \
+             pass it in RUSTFLAGS (or in `[target.nvptx64-nvidia-cuda] rustflags` of \
+             .cargo/config.toml), not only after `--` of `cargo rustc`, which applies to the last \
+             crate alone"
+        )
     );
 }
 
 /// Stops, at compile time, a build that uses a 128-bit operation on a target without it:
 /// `ld`/`st` `.b128` need PTX ISA 8.3 (sm_70 or newer), `atom.cas.b128`/`atom.exch.b128` sm_90
 /// with PTX ISA 8.3; at the `.sys` scope every `.b128` form needs PTX ISA 8.4 (ptxas: "`.b128`
-/// with `.sys` requires PTX ISA .version 8.4").
+/// with `.sys` requires PTX ISA .version 8.4"). The PTX ISA version is the one the build emits
+/// (the target CPU's, or a newer `+ptxNN`; see the build script).
 pub(super) struct Wide128Available<S>(PhantomData<S>);
 
 impl<S: Scope> Wide128Available<S> {
@@ -45,31 +70,30 @@ impl<S: Scope> Wide128Available<S> {
     pub(super) const LOAD_STORE: () = {
         assert!(
             HAS_B128_LOAD_STORE,
-            "scoped-atomics: 128-bit atomic load/store (PTX `ld`/`st` `.b128`) needs PTX ISA 8.3 or \
-             newer (sm_70 or newer), and this crate was compiled for an older PTX ISA. Build with \
-             `-C target-feature=+ptx84` (or `+ptx83` without the System scope) in RUSTFLAGS, so \
-             that it reaches every crate of the build"
+            concat!(
+                "scoped-atomics: 128-bit atomic load/store (PTX `ld`/`st` `.b128`) needs PTX ISA \
+                 8.3 or newer (sm_70 or newer), and this crate was compiled for ",
+                compiled_for!(),
+                ". Build with `-C target-feature=+ptx84` (or `+ptx83` without the System scope) in \
+                 RUSTFLAGS, so that it reaches every crate of the build"
+            )
         );
-        assert!(
-            !Self::SYSTEM || HAS_B128_SYSTEM,
-            "scoped-atomics: a 128-bit atomic at the System scope (`.b128` with `.sys`) needs PTX \
-             ISA 8.4 or newer: build with `-C target-feature=+ptx84` in RUSTFLAGS"
-        );
+        assert!(!Self::SYSTEM || HAS_B128_SYSTEM, system_message!());
     };
 
     pub(super) const RMW: () = {
         assert!(
             HAS_B128_RMW,
-            "scoped-atomics: 128-bit atomic read-modify-writes (`swap`, `compare_exchange`, \
-             `fetch_*`: PTX `atom.cas.b128`/`atom.exch.b128`) need sm_90 or newer with PTX ISA 8.3, \
-             and this crate was compiled for an older target. Build with `-C target-cpu=sm_90 -C \
-             target-feature=+ptx84` in RUSTFLAGS, so that it reaches every crate of the build"
+            concat!(
+                "scoped-atomics: 128-bit atomic read-modify-writes (`swap`, `compare_exchange`, \
+                 `fetch_*`: PTX `atom.cas.b128`/`atom.exch.b128`) need sm_90 or newer with PTX ISA \
+                 8.3, and this crate was compiled for ",
+                compiled_for!(),
+                ". Build with `-C target-cpu=sm_90 -C target-feature=+ptx84` (or a newer CPU) in \
+                 RUSTFLAGS, so that it reaches every crate of the build"
+            )
         );
-        assert!(
-            !Self::SYSTEM || HAS_B128_SYSTEM,
-            "scoped-atomics: a 128-bit atomic at the System scope (`.b128` with `.sys`) needs PTX \
-             ISA 8.4 or newer: build with `-C target-feature=+ptx84` in RUSTFLAGS"
-        );
+        assert!(!Self::SYSTEM || HAS_B128_SYSTEM, system_message!());
     };
 }
 
@@ -254,7 +278,7 @@ impl Width for u128 {
     #[inline(always)]
     unsafe fn ld<S: Scope>(p: *const Self, sem: Sem) -> Self {
         let () = Wide128Available::<S>::LOAD_STORE;
-        #[cfg(target_feature = "ptx83")]
+        #[cfg(ptx_isa_at_least = "83")]
         {
             let (lo, hi): (u64, u64);
             let p = in_space::<S, _>(p.cast_mut());
@@ -274,7 +298,7 @@ impl Width for u128 {
             };
             join(lo, hi)
         }
-        #[cfg(not(target_feature = "ptx83"))]
+        #[cfg(not(ptx_isa_at_least = "83"))]
         {
             let _ = (p, sem);
             trap()
@@ -283,7 +307,7 @@ impl Width for u128 {
     #[inline(always)]
     unsafe fn st<S: Scope>(p: *mut Self, value: Self, sem: Sem) {
         let () = Wide128Available::<S>::LOAD_STORE;
-        #[cfg(target_feature = "ptx83")]
+        #[cfg(ptx_isa_at_least = "83")]
         {
             let (lo, hi) = split(value);
             let p = in_space::<S, _>(p);
@@ -294,7 +318,7 @@ impl Width for u128 {
                     (p = in(reg64) p, lo = in(reg64) lo, hi = in(reg64) hi, options(nostack)))
             }
         }
-        #[cfg(not(target_feature = "ptx83"))]
+        #[cfg(not(ptx_isa_at_least = "83"))]
         {
             let _ = (p, value, sem);
             trap()
@@ -303,7 +327,7 @@ impl Width for u128 {
     #[inline(always)]
     unsafe fn cas<S: Scope>(p: *mut Self, expected: Self, new: Self, sem: Sem) -> Self {
         let () = Wide128Available::<S>::RMW;
-        #[cfg(all(target_feature = "sm_90", target_feature = "ptx83"))]
+        #[cfg(all(target_feature = "sm_90", ptx_isa_at_least = "83"))]
         {
             let ((e_lo, e_hi), (n_lo, n_hi)) = (split(expected), split(new));
             let (lo, hi): (u64, u64);
@@ -318,7 +342,7 @@ impl Width for u128 {
             };
             join(lo, hi)
         }
-        #[cfg(not(all(target_feature = "sm_90", target_feature = "ptx83")))]
+        #[cfg(not(all(target_feature = "sm_90", ptx_isa_at_least = "83")))]
         {
             let _ = (p, expected, new, sem);
             trap()
@@ -330,7 +354,7 @@ impl Width for u128 {
 #[inline(always)]
 pub(super) unsafe fn atom_exch_b128<S: Scope>(p: *mut u128, value: u128, sem: Sem) -> u128 {
     let () = Wide128Available::<S>::RMW;
-    #[cfg(all(target_feature = "sm_90", target_feature = "ptx83"))]
+    #[cfg(all(target_feature = "sm_90", ptx_isa_at_least = "83"))]
     {
         let (n_lo, n_hi) = split(value);
         let (lo, hi): (u64, u64);
@@ -345,7 +369,7 @@ pub(super) unsafe fn atom_exch_b128<S: Scope>(p: *mut u128, value: u128, sem: Se
         };
         join(lo, hi)
     }
-    #[cfg(not(all(target_feature = "sm_90", target_feature = "ptx83")))]
+    #[cfg(not(all(target_feature = "sm_90", ptx_isa_at_least = "83")))]
     {
         let _ = (p, value, sem);
         trap()
@@ -466,9 +490,9 @@ macro_rules! fence_fns {
 fence_fns! {
     fence_sc: "sc";
     fence_acq_rel: "acq_rel";
-    #[cfg(all(target_feature = "sm_90", target_feature = "ptx86"))]
+    #[cfg(all(target_feature = "sm_90", ptx_isa_at_least = "86"))]
     fence_acquire: "acquire";
-    #[cfg(all(target_feature = "sm_90", target_feature = "ptx86"))]
+    #[cfg(all(target_feature = "sm_90", ptx_isa_at_least = "86"))]
     fence_release: "release";
 }
 

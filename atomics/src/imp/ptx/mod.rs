@@ -288,11 +288,11 @@ pub(crate) fn fence<S: Scope>(order: Ordering) {
         Fence::Compiler => compiler_barrier(),
         Fence::Sc => fence_sc::<S>(),
         Fence::AcqRel => fence_acq_rel::<S>(),
-        #[cfg(all(target_feature = "sm_90", target_feature = "ptx86"))]
+        #[cfg(all(target_feature = "sm_90", ptx_isa_at_least = "86"))]
         Fence::Acquire => fence_acquire::<S>(),
-        #[cfg(all(target_feature = "sm_90", target_feature = "ptx86"))]
+        #[cfg(all(target_feature = "sm_90", ptx_isa_at_least = "86"))]
         Fence::Release => fence_release::<S>(),
-        #[cfg(not(all(target_feature = "sm_90", target_feature = "ptx86")))]
+        #[cfg(not(all(target_feature = "sm_90", ptx_isa_at_least = "86")))]
         Fence::Acquire | Fence::Release => fence_acq_rel::<S>(),
     }
 }

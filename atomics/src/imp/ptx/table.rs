@@ -140,19 +140,19 @@ pub(crate) const fn space(space: StateSpace) -> (&'static str, &'static str) {
 
 /// Whether this build may emit `fence.acquire` / `fence.release`: sm_90 with PTX ISA 8.6 or newer.
 pub(crate) const HAS_ACQUIRE_RELEASE_FENCES: bool =
-    cfg!(all(target_feature = "sm_90", target_feature = "ptx86"));
+    cfg!(all(target_feature = "sm_90", ptx_isa_at_least = "86"));
 
 /// Whether this build may use the `.cluster` scope: sm_90 (rustc then emits PTX ISA 7.8 or newer).
 pub(crate) const HAS_CLUSTER_SCOPE: bool = cfg!(target_feature = "sm_90");
 
 /// Whether this build may emit `ld`/`st` `.b128`: PTX ISA 8.3 or newer (sm_70 or newer).
-pub(crate) const HAS_B128_LOAD_STORE: bool = cfg!(target_feature = "ptx83");
+pub(crate) const HAS_B128_LOAD_STORE: bool = cfg!(ptx_isa_at_least = "83");
 
 /// Whether this build may emit `atom.cas.b128`/`atom.exch.b128`: sm_90 with PTX ISA 8.3 or newer.
-pub(crate) const HAS_B128_RMW: bool = cfg!(all(target_feature = "sm_90", target_feature = "ptx83"));
+pub(crate) const HAS_B128_RMW: bool = cfg!(all(target_feature = "sm_90", ptx_isa_at_least = "83"));
 
 /// Whether this build may use `.b128` instructions at the `.sys` scope: PTX ISA 8.4 or newer.
-pub(crate) const HAS_B128_SYSTEM: bool = cfg!(target_feature = "ptx84");
+pub(crate) const HAS_B128_SYSTEM: bool = cfg!(ptx_isa_at_least = "84");
 
 /// The instruction of `atomic_thread_fence(order, scope)`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -10,14 +10,22 @@ use crate::sync::wait::{key, wait_until, wake_all};
 use core::sync::atomic::Ordering::{AcqRel, Acquire, Relaxed, Release};
 
 impl<S: Scope, F: BarrierCompletion> Barrier<S, F> {
-    /// The largest expected count a barrier can have: 2³¹ − 1.
+    /// The largest expected count a barrier can have: 2³¹ − 1, except for a `Barrier<Block>` on
+    /// sm_80 and newer, where it is 2²⁰ − 1 — the most an `mbarrier` holds, and so what
+    /// [`init_in_place`](Barrier::init_in_place) accepts in shared memory (libcu++'s block
+    /// barrier's `max()` is `(1 << 20) - 1` too).
     ///
     /// ```
-    /// use scoped_atomics::{Barrier, Block};
+    /// use scoped_atomics::{Barrier, Block, Device};
     /// assert!(Barrier::<Block>::max() >= (1 << 20) - 1);
+    /// assert_eq!(Barrier::<Device>::max(), (1 << 31) - 1);
     /// ```
     #[inline(always)]
     pub const fn max() -> u32 {
+        #[cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]
+        if matches!(S::KIND, crate::ScopeKind::Block) {
+            return mbarrier::MAX;
+        }
         MAX
     }
 
@@ -98,8 +106,11 @@ impl<S: Scope, F: BarrierCompletion> Barrier<S, F> {
             }
             // SAFETY: `mbarrier()` found an initialised `mbarrier` in block-shared memory, and
             // `1 <= n <= mbarrier::MAX`.
-            let (token, completed) = unsafe { mbarrier::arrive_n(object, n) };
-            return ArrivalToken { token, completed };
+            let token = unsafe { mbarrier::arrive_n(object, n) };
+            return ArrivalToken {
+                token,
+                completed: false,
+            };
         }
         let old = self.state.fetch_sub(n as u64, AcqRel);
         let low = old & LOW;
@@ -147,14 +158,14 @@ impl<S: Scope, F: BarrierCompletion> Barrier<S, F> {
     /// before `wait` returns.
     ///
     /// # Which tokens
-    /// As with C++'s `std::barrier::wait`, the token must be of the current phase or of the one
-    /// just before it — which a thread that waits before it arrives again always satisfies — or
-    /// come from the arrival that completed its phase (then `wait` returns at once, however many
-    /// phases have passed since: with `Barrier::new(1)`, `let t0 = b.arrive(); let t1 =
-    /// b.arrive(); b.wait(t0)` returns). The hardware `mbarrier` can only tell those phases apart
-    /// (`mbarrier.test_wait`), so this is the contract of every barrier. A token that is two or
-    /// more phases old and did not complete its phase is a misuse: the generic barrier panics
-    /// (traps on the device), the hardware barrier's behaviour is undefined.
+    /// As with C++'s `std::barrier::wait` and libcu++'s, the token must be of the current phase
+    /// or of the one just before it — which a thread that waits before it arrives again always
+    /// satisfies. The hardware `mbarrier` can only tell those phases apart (`mbarrier.test_wait`),
+    /// so this is the contract of every barrier; an older token is a misuse, undefined on the
+    /// hardware barrier (as in libcu++). The generic barrier also accepts a token whose own
+    /// arrival completed its phase, however old (with `Barrier::new(1)`, `let t0 = b.arrive(); let
+    /// t1 = b.arrive(); b.wait(t0)` returns), and panics (traps on the device) for any other
+    /// older token.
     ///
     /// # Panics
     /// For a token two or more phases old that did not complete its phase (generic barrier),
@@ -183,10 +194,9 @@ impl<S: Scope, F: BarrierCompletion> Barrier<S, F> {
         }
         #[cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]
         if let Some(object) = self.mbarrier() {
-            // SAFETY: as in `arrive_n`.
-            return wait_until(key(&self.state), || unsafe {
-                mbarrier::test_wait(object, token.token)
-            });
+            // SAFETY: as in `arrive_n`; the token is of the current or the preceding phase (the
+            // contract above).
+            return unsafe { mbarrier::wait(object, mbarrier::Phase::Token(token.token)) };
         }
         let phase = token.token as u32;
         let mut now = phase;
@@ -242,11 +252,10 @@ impl<S: Scope, F: BarrierCompletion> Barrier<S, F> {
             let _ = unsafe { mbarrier::arrive_drop(object) };
             return;
         }
-        if self
-            .expected
-            .fetch_update(Relaxed, Relaxed, |e| e.checked_sub(1))
-            .is_err()
-        {
+        // One `fetch_sub` (libcu++'s drop is one too); a drop below zero is detected from its
+        // result, off the fast path, and undone before the panic.
+        if self.expected.fetch_sub(1, Relaxed) == 0 {
+            self.expected.fetch_add(1, Relaxed);
             Message::new()
                 .text("Barrier::arrive_and_drop: more drops than participants: the expected count is already 0")
                 .panic()
