@@ -37,14 +37,17 @@ impl fmt::Display for Axiom {
     }
 }
 
-/// The choices that make a candidate execution out of a [`Graph`].
-pub struct Choice<'a> {
-    /// The write each read reads from.
-    pub rf: &'a [Option<usize>],
-    /// The position of each write in the coherence order of its location (initial write: 0).
-    pub co_rank: &'a [usize],
-    /// Fence-SC order: `(a, b)` for each morally strong pair of `fence.sc`, `a` first.
-    pub fsc: &'a [(usize, usize)],
+/// The co-independent part of a candidate execution: reads-from and Fence-SC order, and the
+/// orders of 8.9 derived from them (none of which depends on coherence order).
+pub struct Causal {
+    /// Reads-from, as a relation from writes to reads.
+    pub rf: Rel,
+    /// Observation order (8.9.2).
+    pub obs: Rel,
+    /// Base causality order (8.9.5).
+    pub base: Rel,
+    /// Causality order (8.9.5).
+    pub cause: Rel,
 }
 
 /// The derived orders of a consistent execution (for the race check).
@@ -53,28 +56,21 @@ pub struct Orders {
     pub cause: Rel,
 }
 
-/// Checks every axiom; the first violated one is returned.
-pub fn check(g: &Graph, c: &Choice) -> Result<Orders, Axiom> {
+/// Derives the orders of a reads-from choice `rf` (the write each read reads from) and a
+/// Fence-SC order `fsc` (`(a, b)` for each morally strong pair of `fence.sc`, `a` first), and
+/// checks the axioms that need no coherence order: No-Thin-Air and Fence-SC.
+pub fn causal(
+    g: &Graph,
+    rf_choice: &[Option<usize>],
+    fsc: &[(usize, usize)],
+) -> Result<Causal, Axiom> {
     let n = g.evs.len();
     let mut rf = Rel::new(n);
-    for (r, w) in c.rf.iter().enumerate() {
+    for (r, w) in rf_choice.iter().enumerate() {
         if let Some(w) = w {
             rf.add(*w, r);
         }
     }
-    let co = co_rel(g, c.co_rank);
-    // fr = rf⁻¹ ; co, without the identity (an atomic is one event that reads and writes).
-    let mut fr = Rel::new(n);
-    for (r, w) in c.rf.iter().enumerate() {
-        if let Some(w) = w {
-            for x in bits(co.row(*w)) {
-                if x != r {
-                    fr.add(r, x);
-                }
-            }
-        }
-    }
-
     // No-Thin-Air first: it needs no causality at all.
     let mut rf_dep = rf.clone();
     rf_dep.union_with(&g.dep);
@@ -84,7 +80,7 @@ pub fn check(g: &Graph, c: &Choice) -> Result<Orders, Axiom> {
 
     // Observation order (8.9.2): morally strong reads-from, extended through atomics that write.
     let mut obs1 = Rel::new(n);
-    for (r, w) in c.rf.iter().enumerate() {
+    for (r, w) in rf_choice.iter().enumerate() {
         if let Some(w) = w
             && g.is_ms(*w, r)
         {
@@ -110,7 +106,7 @@ pub fn check(g: &Graph, c: &Choice) -> Result<Orders, Axiom> {
     // Synchronisation (8.9.4) and base causality order (8.9.5).
     let mut base = g.po.clone();
     base.union_with(&g.bar_sync);
-    for &(a, b) in c.fsc {
+    for &(a, b) in fsc {
         base.add(a, b);
     }
     for &(first, w) in &g.release {
@@ -133,21 +129,51 @@ pub fn check(g: &Graph, c: &Choice) -> Result<Orders, Axiom> {
     let mut cause = ppbase.clone();
     cause.union_with(&obs.then(&ppbase));
 
+    // 8.10.2 Fence-SC: causality order between fences is base causality order.
+    for &(a, b) in fsc {
+        if base.has(b, a) {
+            return Err(Axiom::FenceSc);
+        }
+    }
+    Ok(Causal {
+        rf,
+        obs,
+        base,
+        cause,
+    })
+}
+
+/// Whether writes `a` and `b` (to one location) are in a data-race (8.7.1): "not related in
+/// causality order and not morally strong" — and so unrelated in coherence order (8.9.6).
+pub fn writes_race(g: &Graph, c: &Causal, a: usize, b: usize) -> bool {
+    !g.is_ms(a, b) && !c.cause.has(a, b) && !c.cause.has(b, a)
+}
+
+/// Checks the axioms that involve coherence order `co` (a strict partial order on the writes
+/// of each location): Coherence, Atomicity, SC per location and Causality.
+pub fn check_co(g: &Graph, c: &Causal, rf_choice: &[Option<usize>], co: &Rel) -> Result<(), Axiom> {
+    let n = g.evs.len();
+    let cause = &c.cause;
+    // fr = rf⁻¹ ; co, without the identity (an atomic is one event that reads and writes).
+    let mut fr = Rel::new(n);
+    for (r, w) in rf_choice.iter().enumerate() {
+        if let Some(w) = w {
+            for x in bits(co.row(*w)) {
+                if x != r {
+                    fr.add(r, x);
+                }
+            }
+        }
+    }
     // 8.10.1 Coherence.
     for w in 0..n {
         if !g.evs[w].writes() {
             continue;
         }
         for w2 in bits(cause.row(w)) {
-            if w2 != w && g.evs[w2].writes() && co.has(w2, w) {
+            if w2 != w && g.evs[w2].writes() && !co.has(w, w2) {
                 return Err(Axiom::Coherence);
             }
-        }
-    }
-    // 8.10.2 Fence-SC: causality order between fences is base causality order.
-    for &(a, b) in c.fsc {
-        if base.has(b, a) {
-            return Err(Axiom::FenceSc);
         }
     }
     // 8.10.3 Atomicity of RMW: A reads from W' co-before a morally strong W co-before A.
@@ -156,7 +182,7 @@ pub fn check(g: &Graph, c: &Choice) -> Result<Orders, Axiom> {
         if !(e.atomic() && e.writes()) {
             continue;
         }
-        let Some(w1) = c.rf[a] else { continue };
+        let Some(w1) = rf_choice[a] else { continue };
         for w in bits(co.row(w1)) {
             if w != a && co.has(w, a) && g.is_ms(a, w) {
                 return Err(Axiom::Atomicity);
@@ -166,8 +192,8 @@ pub fn check(g: &Graph, c: &Choice) -> Result<Orders, Axiom> {
     // 8.10.5 SC per location: within each set of pairwise morally strong overlapping operations,
     // program order and communication order have no cycle.
     let mut com = g.po.clone();
-    com.union_with(&rf);
-    com.union_with(&co);
+    com.union_with(&c.rf);
+    com.union_with(co);
     com.union_with(&fr);
     for &clique in &g.cliques {
         if com.cyclic_within(clique) {
@@ -176,7 +202,7 @@ pub fn check(g: &Graph, c: &Choice) -> Result<Orders, Axiom> {
     }
     // 8.10.6 Causality: irreflexive((rf ∪ fr) ; cause).
     for r in 0..n {
-        if let Some(w) = c.rf[r]
+        if let Some(w) = rf_choice[r]
             && cause.has(r, w)
         {
             return Err(Axiom::Causality);
@@ -187,30 +213,11 @@ pub fn check(g: &Graph, c: &Choice) -> Result<Orders, Axiom> {
             }
         }
     }
-    Ok(Orders { cause })
+    Ok(())
 }
 
 fn next_or(r: &mut Rel, i: usize, row: u128) {
     for j in bits(row) {
         r.add(i, j);
     }
-}
-
-/// Coherence order from ranks: `a → b` when both write one location and `a` ranks lower.
-pub fn co_rel(g: &Graph, rank: &[usize]) -> Rel {
-    let n = g.evs.len();
-    let mut co = Rel::new(n);
-    for &set in &g.on_loc {
-        for a in bits(set) {
-            if !g.evs[a].writes() {
-                continue;
-            }
-            for b in bits(set) {
-                if a != b && g.evs[b].writes() && rank[a] < rank[b] {
-                    co.add(a, b);
-                }
-            }
-        }
-    }
-    co
 }

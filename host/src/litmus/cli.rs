@@ -104,11 +104,18 @@ fn collect(p: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
 }
 
 fn print_outcome(name: &str, o: &Outcome, races: bool) {
-    let verdict = if o.ok { "Ok" } else { "No" };
     println!(
-        "{name} {verdict} (candidates: {}, consistent: {})",
-        o.candidates, o.consistent
+        "{name} {} (candidates: {}, consistent: {})",
+        o.verdict(),
+        o.candidates,
+        o.consistent
     );
+    for d in &o.deadlocks {
+        println!(
+            "deadlock: P{}:{} `{}` waits forever ({} of the consistent executions)",
+            d.thread, d.line, d.text, o.deadlocked
+        );
+    }
     if races {
         for r in &o.races {
             println!("race: {r}");
@@ -120,11 +127,19 @@ fn json_record(f: &Path, name: &str, o: &Outcome, races: bool) -> serde_json::Va
     let mut v = serde_json::json!({
         "file": f.display().to_string(),
         "name": name,
-        "verdict": if o.ok { "Ok" } else { "No" },
+        "verdict": o.verdict(),
         "candidates": o.candidates,
         "consistent": o.consistent,
         "satisfying": o.satisfying,
+        "deadlocked": o.deadlocked,
     });
+    if !o.deadlocks.is_empty() {
+        v["deadlocks"] = o
+            .deadlocks
+            .iter()
+            .map(|s| serde_json::json!({ "thread": s.thread, "line": s.line, "instruction": s.text }))
+            .collect();
+    }
     if races {
         let site = |s: &super::races::Site| serde_json::json!({ "thread": s.thread, "line": s.line, "instruction": s.text });
         v["races"] = o

@@ -392,6 +392,7 @@ fn program_with(
         init_mem: BTreeMap::new(),
         init_regs: BTreeMap::new(),
         quantifier: Quantifier::Exists,
+        filter: None,
         prop,
     })
 }

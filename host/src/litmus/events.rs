@@ -59,6 +59,15 @@ impl Expr {
         }
     }
 
+    /// The same expression with the variables `known` gives a value for replaced by it.
+    pub fn subst(&self, known: &dyn Fn(usize) -> Option<i64>) -> Expr {
+        match self {
+            Expr::Const(c) => Expr::Const(*c),
+            Expr::Var(v) => known(*v).map_or(Expr::Var(*v), Expr::Const),
+            Expr::Bin(op, a, b) => Expr::bin(*op, a.subst(known), b.subst(known)),
+        }
+    }
+
     /// Evaluates with `var` giving the value of each read (None: unknown, e.g. out of thin air).
     pub fn eval(&self, var: &mut impl FnMut(usize) -> Option<i64>) -> Option<i64> {
         match self {
@@ -89,13 +98,27 @@ pub enum Kind {
     },
     /// A memory fence.
     Fence(FenceKind),
-    /// The `instance`-th execution of `bar.cta.sync id` by the thread.
+    /// An arrival at CTA barrier `id` (its logical id, the value of the instruction's operand).
     Barrier {
         /// Barrier number.
         id: i64,
-        /// How many earlier executions of that barrier the thread made.
-        instance: usize,
+        /// The thread count that completes a phase; `None`: every thread of the CTA.
+        count: Option<i64>,
+        /// Whether and how the thread waits.
+        wait: BarWait,
     },
+}
+
+/// What a thread does at a barrier after arriving.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BarWait {
+    /// `bar.sync`: waits for the phase to complete.
+    Sync,
+    /// `bar.arrive`: goes on.
+    Arrive,
+    /// `bar.red`: waits and receives the reduction of the predicates (the event's value); the
+    /// destination register holds `Var` of the event.
+    Red(BarRed),
 }
 
 /// An event of a thread's path.
@@ -133,8 +156,41 @@ pub struct Path {
     pub events: Vec<Event>,
     /// Constraints on read values under which this path is taken: `a CMP b`.
     pub constraints: Vec<(Cmp, Expr, Expr)>,
+    /// For each constraint, how many events the path had when it was added (a path cut at a
+    /// barrier it waits at forever keeps the constraints of its prefix).
+    pub constraint_at: Vec<usize>,
     /// Final register values.
     pub regs: BTreeMap<String, Expr>,
+}
+
+impl Path {
+    fn constrain(&mut self, c: Cmp, a: Expr, b: Expr) {
+        self.constraints.push((c, a, b));
+        self.constraint_at.push(self.events.len());
+    }
+
+    /// The path's first `n` events (a thread that waits forever at its `n`-th event) and the
+    /// constraints of that prefix.
+    pub fn prefix(&self, n: usize) -> Path {
+        let keep: Vec<bool> = self.constraint_at.iter().map(|&at| at <= n).collect();
+        Path {
+            events: self.events[..n].to_vec(),
+            constraints: self
+                .constraints
+                .iter()
+                .zip(&keep)
+                .filter(|(_, k)| **k)
+                .map(|(c, _)| c.clone())
+                .collect(),
+            constraint_at: self
+                .constraint_at
+                .iter()
+                .copied()
+                .filter(|&at| at <= n)
+                .collect(),
+            regs: BTreeMap::new(),
+        }
+    }
 }
 
 #[derive(Clone)]
@@ -143,15 +199,15 @@ struct State {
     path: Path,
     ctrl: BTreeSet<usize>,
     visits: HashMap<usize, usize>,
-    bars: HashMap<i64, usize>,
 }
 
 /// Every path of `thread` (bounded by [`UNROLL`] and [`MAX_EVENTS`]); `Err` names the line of a
-/// path that grew past [`MAX_EVENTS`].
+/// path that grew past [`MAX_EVENTS`], or of a barrier whose id or count depends on a loaded
+/// value.
 pub fn paths(
     thread: &Thread,
     init_regs: &BTreeMap<(usize, String), i64>,
-) -> Result<Vec<Path>, usize> {
+) -> Result<Vec<Path>, String> {
     let labels = thread.labels();
     let mut regs = BTreeMap::new();
     for ((t, r), v) in init_regs {
@@ -167,7 +223,6 @@ pub fn paths(
         },
         ctrl: BTreeSet::new(),
         visits: HashMap::new(),
-        bars: HashMap::new(),
     };
     let mut done = Vec::new();
     let mut work = vec![start];
@@ -178,7 +233,10 @@ pub fn paths(
                 break;
             };
             if st.path.events.len() > MAX_EVENTS {
-                return Err(line.line);
+                return Err(format!(
+                    "line {}: thread P{} runs past {MAX_EVENTS} events",
+                    line.line, thread.id
+                ));
             }
             let val = |st: &State, o: &Operand| match o {
                 Operand::Imm(v) => Expr::Const(*v),
@@ -275,17 +333,17 @@ pub fn paths(
                         // Failure: the compare fails and nothing is written.
                         let mut fail = st.clone();
                         ev(&mut fail, mem(false), *scope, None, data.clone());
-                        fail.path
-                            .constraints
-                            .push((Cmp::Ne, old.clone(), a.clone()));
+                        fail.path.constrain(Cmp::Ne, old.clone(), a.clone());
                         if let Some(d) = dst {
                             fail.path.regs.insert(d.clone(), old.clone());
                         }
                         work.push(fail);
                         ev(&mut st, mem(true), *scope, Some(b), data);
-                        st.path.constraints.push((Cmp::Eq, old.clone(), a));
+                        st.path.constrain(Cmp::Eq, old.clone(), a);
                     } else {
                         let alu = match op {
+                            RmwOp::Mul => AluOp::Mul,
+                            RmwOp::Div => AluOp::Div,
                             RmwOp::Add => AluOp::Add,
                             RmwOp::Sub => AluOp::Sub,
                             RmwOp::Exch => AluOp::Second,
@@ -313,17 +371,38 @@ pub fn paths(
                 Instr::Fence { kind, scope } => {
                     ev(&mut st, Kind::Fence(*kind), *scope, None, BTreeSet::new());
                 }
-                Instr::Bar { id } => {
-                    let n = st.bars.entry(*id).or_insert(0);
-                    let instance = *n;
-                    *n += 1;
-                    ev(
-                        &mut st,
-                        Kind::Barrier { id: *id, instance },
-                        Scope::Cta,
-                        None,
-                        BTreeSet::new(),
-                    );
+                Instr::Bar { op, id, count } => {
+                    let constant = |o: &Operand, what: &str| match val(&st, o) {
+                        Expr::Const(v) => Ok(v),
+                        _ => Err(format!(
+                            "line {}: the barrier's {what} depends on a loaded value (not modelled)",
+                            line.line
+                        )),
+                    };
+                    let id = constant(id, "id")?;
+                    let count = count
+                        .as_ref()
+                        .map(|c| constant(c, "thread count"))
+                        .transpose()?;
+                    let (wait, value, dst) = match op {
+                        BarOp::Sync => (BarWait::Sync, None, None),
+                        BarOp::Arrive => (BarWait::Arrive, None, None),
+                        BarOp::Red {
+                            op,
+                            dst,
+                            pred,
+                            negate,
+                        } => {
+                            let p = constant(pred, "predicate")?;
+                            let p = i64::from((p != 0) != *negate);
+                            (BarWait::Red(*op), Some(Expr::Const(p)), Some(dst))
+                        }
+                    };
+                    let kind = Kind::Barrier { id, count, wait };
+                    let e = ev(&mut st, kind, Scope::Cta, value, BTreeSet::new());
+                    if let Some(d) = dst {
+                        st.path.regs.insert(d.clone(), Expr::Var(e));
+                    }
                 }
                 Instr::Alu { op, dst, a, b } => {
                     let v = Expr::bin(*op, val(&st, a), val(&st, b));
@@ -346,9 +425,9 @@ pub fn paths(
                                 st.ctrl.extend(vars);
                                 let mut taken = st.clone();
                                 taken.pc = to;
-                                taken.path.constraints.push((*c, x.clone(), y.clone()));
+                                taken.path.constrain(*c, x.clone(), y.clone());
                                 work.push(taken);
-                                st.path.constraints.push((c.negate(), x, y));
+                                st.path.constrain(c.negate(), x, y);
                             }
                         },
                     }

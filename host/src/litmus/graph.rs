@@ -3,7 +3,8 @@
 //! (PTX 8.8), barrier synchronisation and dependencies. Reads-from, coherence and Fence-SC order
 //! are chosen on top of it by `enumerate`.
 
-use super::events::{Event, Expr, Kind, Path};
+use super::barrier::{self, Phases};
+use super::events::{BarWait, Event, Expr, Kind, Path};
 use super::program::*;
 use super::relation::{self, Rel};
 use std::collections::BTreeMap;
@@ -69,7 +70,8 @@ pub struct Graph {
     pub po: Rel,
     /// Morally strong pairs (symmetric bit rows).
     pub ms: Vec<u128>,
-    /// Barrier synchronisation (`bar.cta.sync` with the same number and instance, same CTA).
+    /// Barrier synchronisation: within each completed phase of a barrier, every arrival
+    /// synchronizes with every other `bar.sync`/`bar.red` (PTX 8.9.4).
     pub bar_sync: Rel,
     /// Release patterns: (first instruction, a write of the pattern).
     pub release: Vec<(usize, usize)>,
@@ -140,7 +142,6 @@ impl Graph {
                 init: Some(init_values[k]),
             });
         }
-        let n_init = evs.len();
         let mut constraints = Vec::new();
         let mut regs = Vec::new();
         let mut dep_pairs = Vec::new();
@@ -204,26 +205,8 @@ impl Graph {
                 }
             }
         }
-        let mut bar_sync = Rel::new(n);
-        for i in n_init..n {
-            for j in n_init..n {
-                if let (
-                    Kind::Barrier { id: a, instance: x },
-                    Kind::Barrier { id: b, instance: y },
-                ) = (&evs[i].ev.kind, &evs[j].ev.kind)
-                {
-                    let (pi, pj) = (place(&evs[i]).unwrap(), place(&evs[j]).unwrap());
-                    if evs[i].thread != evs[j].thread
-                        && a == b
-                        && x == y
-                        && pi.cta().is_some()
-                        && pi.cta() == pj.cta()
-                    {
-                        bar_sync.add(i, j);
-                    }
-                }
-            }
-        }
+        // Set per way the barriers complete (`with_phases`).
+        let bar_sync = Rel::new(n);
         let (release, acquire) = patterns(&evs, &po);
         let mut sc_pairs = Vec::new();
         for i in 0..n {
@@ -257,6 +240,55 @@ impl Graph {
             regs,
             cliques,
         })
+    }
+
+    /// The graph with the barrier synchronisation of `phases` (execution indices), and the
+    /// results of its `bar.red` operations in the values and constraints that use them.
+    pub fn with_phases(&self, phases: &Phases) -> Graph {
+        let mut g = self.clone();
+        for phase in &phases.done {
+            for &x in phase {
+                for &y in phase {
+                    let waits = matches!(
+                        g.evs[y].ev.kind,
+                        Kind::Barrier { wait, .. } if wait != BarWait::Arrive
+                    );
+                    if x != y && waits {
+                        g.bar_sync.add(x, y);
+                    }
+                }
+            }
+        }
+        let reds = barrier::reductions(phases, &|e| match (
+            &self.evs[e].ev.kind,
+            &self.evs[e].ev.value,
+        ) {
+            (
+                Kind::Barrier {
+                    wait: BarWait::Red(op),
+                    ..
+                },
+                Some(Expr::Const(p)),
+            ) => Some((*op, *p != 0)),
+            _ => None,
+        });
+        if !reds.is_empty() {
+            let known = |v: usize| reds.get(&v).copied();
+            for e in &mut g.evs {
+                if matches!(e.ev.kind, Kind::Mem { .. }) {
+                    e.ev.value = e.ev.value.as_ref().map(|v| v.subst(&known));
+                }
+            }
+            for c in &mut g.constraints {
+                *c = (c.0, c.1.subst(&known), c.2.subst(&known));
+            }
+            for regs in &mut g.regs {
+                for v in regs.values_mut() {
+                    *v = v.subst(&known);
+                }
+            }
+        }
+        g
     }
 
     /// Whether `a` and `b` are morally strong.

@@ -34,11 +34,13 @@
 //! with data and control dependencies (as in the formal model of Lustig et al., ASPLOS 2019).
 
 pub mod axioms;
+pub mod barrier;
 pub mod cli;
 mod cond;
 pub mod emitted;
 pub mod enumerate;
 pub mod events;
+mod execution;
 pub mod graph;
 mod instr;
 pub mod parse;

@@ -188,6 +188,10 @@ pub enum RmwOp {
     Min,
     /// `max`.
     Max,
+    /// `mul` (Dat3M's grammar).
+    Mul,
+    /// `div` (Dat3M's grammar; division by zero gives 0).
+    Div,
 }
 
 impl RmwOp {
@@ -205,6 +209,8 @@ impl RmwOp {
             "xor" => RmwOp::Xor,
             "min" => RmwOp::Min,
             "max" => RmwOp::Max,
+            "mul" => RmwOp::Mul,
+            "div" => RmwOp::Div,
             _ => return None,
         })
     }
@@ -237,6 +243,12 @@ pub enum AluOp {
     Shl,
     /// `a >> b`, logical.
     Shr,
+    /// `a * b` (wrapping).
+    Mul,
+    /// `a / b`, 0 when `b` is 0.
+    Div,
+    /// `a CMP b ? 1 : 0` (`setp`).
+    Set(Cmp),
 }
 
 impl AluOp {
@@ -267,6 +279,9 @@ impl AluOp {
             AluOp::Second => b,
             AluOp::Shl => a.wrapping_shl(b as u32),
             AluOp::Shr => ((a as u64).wrapping_shr(b as u32)) as i64,
+            AluOp::Mul => a.wrapping_mul(b),
+            AluOp::Div => a.checked_div(b).unwrap_or(0),
+            AluOp::Set(c) => i64::from(c.holds(a, b)),
         }
     }
 }
@@ -351,8 +366,17 @@ pub enum Instr {
     },
     /// A memory fence.
     Fence { kind: FenceKind, scope: Scope },
-    /// `bar.cta.sync N`.
-    Bar { id: i64 },
+    /// A CTA barrier: `bar{.cta}.sync a{, b}`, `bar{.cta}.arrive a{, b}` or
+    /// `bar{.cta}.red.OP d, a{, b}, {!}c`; `a` the barrier, `b` the number of threads that
+    /// complete it (all threads of the CTA when absent).
+    Bar {
+        /// What the thread does at the barrier.
+        op: BarOp,
+        /// The barrier's logical id.
+        id: Operand,
+        /// The thread count, if given.
+        count: Option<Operand>,
+    },
     /// `dst = a OP b` (`mov` is `Second` with `a` = 0).
     Alu {
         op: AluOp,
@@ -367,6 +391,49 @@ pub enum Instr {
         cond: Option<(Cmp, Operand, Operand)>,
         target: String,
     },
+}
+
+/// What a thread does at a CTA barrier (PTX `bar`/`barrier`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum BarOp {
+    /// `bar.sync`: arrive and wait for the barrier to complete.
+    Sync,
+    /// `bar.arrive`: arrive without waiting.
+    Arrive,
+    /// `bar.red.OP dst, a, {!}pred`: arrive, wait, and receive the reduction of every
+    /// participant's predicate.
+    Red {
+        /// The reduction.
+        op: BarRed,
+        /// The register receiving the result.
+        dst: String,
+        /// The predicate (non-zero is true), negated when `negate`.
+        pred: Operand,
+        /// `!c`.
+        negate: bool,
+    },
+}
+
+/// The reduction of `bar.red`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BarRed {
+    /// `.popc.u32`: how many predicates are true.
+    Popc,
+    /// `.and.pred`: 1 when all are true.
+    And,
+    /// `.or.pred`: 1 when any is true.
+    Or,
+}
+
+impl BarRed {
+    /// The result for `trues` true predicates among `n`.
+    pub fn apply(self, trues: usize, n: usize) -> i64 {
+        match self {
+            BarRed::Popc => trues as i64,
+            BarRed::And => i64::from(trues == n),
+            BarRed::Or => i64::from(trues > 0),
+        }
+    }
 }
 
 /// An instruction with its source line and text (for reports).
@@ -467,4 +534,7 @@ pub struct Litmus {
     pub quantifier: Quantifier,
     /// The proposition of the final condition.
     pub prop: Prop,
+    /// herd's `filter PROP`: executions whose final state does not satisfy it are left out
+    /// before the condition is evaluated.
+    pub filter: Option<Prop>,
 }

@@ -5,7 +5,7 @@ use super::axioms::Orders;
 use super::graph::Graph;
 use std::fmt;
 
-/// One instruction of a racing pair.
+/// One instruction of a racing pair (or one a thread waits at forever).
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Site {
     /// Thread number.
