@@ -72,9 +72,7 @@ pub fn causal(
         }
     }
     // No-Thin-Air first: it needs no causality at all.
-    let mut rf_dep = rf.clone();
-    rf_dep.union_with(&g.dep);
-    if rf_dep.is_cyclic() {
+    if thin_air(g, rf_choice) {
         return Err(Axiom::NoThinAir);
     }
 
@@ -214,6 +212,68 @@ pub fn check_co(g: &Graph, c: &Causal, rf_choice: &[Option<usize>], co: &Rel) ->
         }
     }
     Ok(())
+}
+
+/// 8.10.4 No-Thin-Air: whether reads-from and dependencies form a cycle — "an execution cannot
+/// speculatively produce a value in such a way that the speculation becomes self-satisfying
+/// through chains of instruction dependencies and inter-thread communication". An `atom` is
+/// one event that reads and writes; its read reaches its write only when the written value
+/// depends on the value read (`add`, `cas`, …; not `exch`, whose write is its operand), so it
+/// is two nodes here: two `atom.exch` that read each other's write form no chain of
+/// dependencies.
+fn thin_air(g: &Graph, rf_choice: &[Option<usize>]) -> bool {
+    let n = g.evs.len();
+    let rmw = |i: usize| g.evs[i].atomic() && g.evs[i].writes() && g.evs[i].reads();
+    let w_node = |i: usize| if rmw(i) { n + i } else { i };
+    let mut adj: Vec<Vec<usize>> = vec![Vec::new(); 2 * n];
+    for (r, w) in rf_choice.iter().enumerate() {
+        if let Some(w) = w {
+            adj[w_node(*w)].push(r);
+        }
+    }
+    for a in 0..n {
+        for b in bits(g.dep.row(a)) {
+            adj[a].push(b);
+            if rmw(b) {
+                adj[a].push(n + b);
+            }
+        }
+        if rmw(a) {
+            let mut own = std::collections::BTreeSet::new();
+            if let Some(v) = &g.evs[a].ev.value {
+                v.vars(&mut own);
+            }
+            if own.contains(&a) {
+                adj[a].push(n + a);
+            }
+        }
+    }
+    // Iterative three-colour depth-first search.
+    let mut colour = vec![0u8; 2 * n];
+    for s in 0..2 * n {
+        if colour[s] != 0 {
+            continue;
+        }
+        let mut stack = vec![(s, 0usize)];
+        colour[s] = 1;
+        while let Some(&mut (v, ref mut k)) = stack.last_mut() {
+            if let Some(&u) = adj[v].get(*k) {
+                *k += 1;
+                match colour[u] {
+                    1 => return true,
+                    0 => {
+                        colour[u] = 1;
+                        stack.push((u, 0));
+                    }
+                    _ => {}
+                }
+            } else {
+                colour[v] = 2;
+                stack.pop();
+            }
+        }
+    }
+    false
 }
 
 fn next_or(r: &mut Rel, i: usize, row: u128) {

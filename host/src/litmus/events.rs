@@ -338,7 +338,10 @@ pub fn paths(
                             fail.path.regs.insert(d.clone(), old.clone());
                         }
                         work.push(fail);
-                        ev(&mut st, mem(true), *scope, Some(b), data);
+                        // The write exists only when the read returned `a`: its value is
+                        // written as depending on the read (No-Thin-Air, `axioms`).
+                        let value = Expr::Bin(AluOp::Second, Box::new(old.clone()), Box::new(b));
+                        ev(&mut st, mem(true), *scope, Some(value), data);
                         st.path.constrain(Cmp::Eq, old.clone(), a);
                     } else {
                         let alu = match op {
@@ -356,13 +359,13 @@ pub fn paths(
                             RmwOp::Max => AluOp::Max,
                             RmwOp::Cas => unreachable!(),
                         };
-                        ev(
-                            &mut st,
-                            mem(true),
-                            *scope,
-                            Some(Expr::Bin(alu, Box::new(old.clone()), Box::new(a))),
-                            data,
-                        );
+                        // `exch` writes its operand: the value does not depend on the read.
+                        let value = if alu == AluOp::Second {
+                            a
+                        } else {
+                            Expr::Bin(alu, Box::new(old.clone()), Box::new(a))
+                        };
+                        ev(&mut st, mem(true), *scope, Some(value), data);
                     }
                     if let Some(d) = dst {
                         st.path.regs.insert(d.clone(), old);
