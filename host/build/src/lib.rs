@@ -1,0 +1,546 @@
+//! `scoped-atomics-build`: building a user's kernel crate to PTX — [`PtxBuilder`], the counterpart of
+//! Rust-CUDA's `cuda_builder`, for a `build.rs` (or the command line: `cargo host ptx --crate PATH`
+//! of `scoped-atomics-host`). A light build-dependency: the builder, toolchain discovery, ptxas
+//! verification and reading PTX ([`ptx`]), nothing else.
+//!
+//! # What a kernel crate needs
+//!
+//! A library crate (`rlib`, the default) that depends on `scoped-atomics` and starts with
+//!
+//! ```text
+//! #![no_std]
+//! #![cfg_attr(target_arch = "nvptx64", feature(abi_ptx))]
+//! ```
+//!
+//! — `abi_ptx` for its `extern "ptx-kernel"` entry points (add `asm_experimental_arch` only if the
+//! crate writes `asm!` itself). Nothing else: no `panic_handler` (panics abort in place), no
+//! `.cargo/config.toml`, no `build.rs`, no toolchain file. The kernel bodies are ordinary
+//! functions over `scoped_atomics::kernel` (so the host crate can run them on the executor's
+//! threads); the entry points are `#[unsafe(no_mangle)] pub unsafe extern "ptx-kernel" fn`
+//! under `#[cfg(target_arch = "nvptx64")]`. Depend on `scoped-atomics` with
+//! `default-features = false` so that the crate stays `no_std` on the device; the host side gets
+//! `std` through `scoped-atomics-host`.
+//!
+//! # What the builder does
+//!
+//! `cargo +<pinned nightly> rustc --lib -Zbuild-std=core --target nvptx64-nvidia-cuda` on the
+//! crate, with `RUSTFLAGS` (so that they reach every dependency, `scoped-atomics` included):
+//! `-C target-cpu=<sm>` (and `+ptx86` for `sm_90_ptx86`), `-Cpanic=immediate-abort`,
+//! `-Zcross-crate-inline-threshold=always` (an rlib's PTX holds only its own code, so everything
+//! it calls must be inlined into it), and one codegen unit. The PTX is written to
+//! `<out_dir>/<crate>.<arch>.ptx`; `ptxas` assembles it when asked. Cargo's own fingerprints and
+//! the assembler's log cache make an unchanged rebuild take well under a second. In a build
+//! script it prints `cargo:rerun-if-changed` for every source file of the kernel crate and its
+//! path dependencies (from the build's dep-info).
+//!
+//! PTX is forward compatible: the driver compiles `sm_80` PTX for any later GPU (sm_86, sm_89,
+//! sm_90, …), so the accepted architectures, [`ARCHS`], cover every GPU from Volta on.
+//!
+//! ```no_run
+//! // build.rs of the host crate
+//! use scoped_atomics_build::PtxBuilder;
+//!
+//! fn main() {
+//!     let ptx = PtxBuilder::new("../kernels")
+//!         .arch("sm_80")
+//!         .verify_with_ptxas(true)
+//!         .build()
+//!         .unwrap_or_else(|e| panic!("{e}"));
+//!     println!("cargo:rustc-env=KERNELS_PTX={}", ptx.display());
+//! }
+//! ```
+
+pub mod ptx;
+mod tools;
+
+pub use tools::find_tools;
+
+use ptx::{Target, Toolchain};
+use std::fmt;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The pinned nightly the PTX is built with (also in `tools/nightly-toolchain`); the environment
+/// variable `SCOPED_ATOMICS_NIGHTLY` overrides it.
+pub const PINNED_NIGHTLY: &str = "nightly-2026-05-20";
+
+/// The architectures [`PtxBuilder::arch`] accepts.
+pub const ARCHS: [&str; 4] = ["sm_70", "sm_80", "sm_90", "sm_90_ptx86"];
+
+/// Why a build failed. Every variant's message names the problem and, for a missing tool, says
+/// in one line how to install it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Error {
+    /// The architecture is not one of [`ARCHS`].
+    UnknownArch(String),
+    /// The path is not a crate with a library target.
+    NotAKernelCrate {
+        /// The crate directory given.
+        path: PathBuf,
+        /// What is wrong with it.
+        why: String,
+    },
+    /// The pinned nightly is not installed.
+    MissingToolchain(String),
+    /// The nightly has no `rust-src` (needed by `-Zbuild-std=core`).
+    MissingRustSrc(String),
+    /// No `ptxas` was found for the architecture.
+    MissingPtxas(String),
+    /// `cargo` failed: the command and its error output.
+    Cargo {
+        /// The command, environment included.
+        command: String,
+        /// Cargo's error output.
+        stderr: String,
+    },
+    /// `ptxas` rejected the PTX: its message and, where it names one, the PTX line.
+    Ptxas {
+        /// ptxas's first error line.
+        message: String,
+        /// The line number and text of the PTX line it names, if it names one.
+        line: Option<(usize, String)>,
+    },
+    /// Reading or writing a file failed.
+    Io(String),
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::UnknownArch(a) => write!(
+                f,
+                "unknown architecture `{a}`: accepted are {}",
+                ARCHS.join(", ")
+            ),
+            Error::NotAKernelCrate { path, why } => {
+                write!(f, "{} is not a kernel crate: {why}", path.display())
+            }
+            Error::MissingToolchain(t) => write!(
+                f,
+                "the Rust toolchain {t} is not installed; install it with \
+                 `rustup toolchain install {t} --component rust-src`"
+            ),
+            Error::MissingRustSrc(t) => write!(
+                f,
+                "the toolchain {t} has no rust-src (needed by -Zbuild-std=core); install it with \
+                 `rustup component add rust-src --toolchain {t}`"
+            ),
+            Error::MissingPtxas(why) => write!(
+                f,
+                "ptxas not found ({why}); install it with `pip install nvidia-cuda-nvcc-cu12` \
+                 (or `bash tools/install.sh` in a scoped-atomics checkout) and set PTXAS=/path/to/ptxas"
+            ),
+            Error::Cargo { command, stderr } => {
+                write!(f, "building the PTX failed:\n$ {command}\n{stderr}")
+            }
+            Error::Ptxas { message, line } => {
+                write!(f, "ptxas rejected the PTX: {message}")?;
+                if let Some((n, text)) = line {
+                    write!(f, "\n  PTX line {n}: {}", text.trim())?;
+                }
+                Ok(())
+            }
+            Error::Io(why) => f.write_str(why),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+/// Builds a kernel crate to PTX (see the [module documentation](self)).
+///
+/// ```no_run
+/// use scoped_atomics_build::PtxBuilder;
+/// let ptx = PtxBuilder::new("kernels").arch("sm_90_ptx86").out_dir("target/ptx-out").build()?;
+/// assert!(ptx.ends_with("kernels.sm_90_ptx86.ptx"));
+/// # Ok::<(), scoped_atomics_build::Error>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct PtxBuilder {
+    crate_path: PathBuf,
+    arch: String,
+    release: bool,
+    verify: bool,
+    out_dir: Option<PathBuf>,
+}
+
+impl PtxBuilder {
+    /// A builder for the crate at `path` (its directory or its `Cargo.toml`); by default for
+    /// `sm_70`, release, not assembled, into `$OUT_DIR` in a build script and
+    /// `<crate>/target/ptx` elsewhere.
+    ///
+    /// ```
+    /// let b = scoped_atomics_build::PtxBuilder::new("kernels");
+    /// # let _ = b;
+    /// ```
+    pub fn new(path: impl AsRef<Path>) -> Self {
+        let path = path.as_ref();
+        let dir = if path.file_name().is_some_and(|n| n == "Cargo.toml") {
+            path.parent().unwrap_or(Path::new(".")).to_path_buf()
+        } else {
+            path.to_path_buf()
+        };
+        PtxBuilder {
+            crate_path: dir,
+            arch: "sm_70".into(),
+            release: true,
+            verify: false,
+            out_dir: None,
+        }
+    }
+
+    /// The target architecture, one of [`ARCHS`] (`sm_90_ptx86`: sm_90 with PTX ISA 8.6, which
+    /// has `fence.acquire`/`fence.release`). Checked by [`build`](Self::build).
+    ///
+    /// ```
+    /// let b = scoped_atomics_build::PtxBuilder::new("kernels").arch("sm_80");
+    /// # let _ = b;
+    /// ```
+    pub fn arch(mut self, arch: impl Into<String>) -> Self {
+        self.arch = arch.into();
+        self
+    }
+
+    /// Release (the default) or debug profile (`dev`: overflow checks and debug assertions,
+    /// which abort the kernel); both with one codegen unit and no debug info (ptxas cannot read
+    /// the DWARF sections LLVM writes into PTX).
+    ///
+    /// ```
+    /// let b = scoped_atomics_build::PtxBuilder::new("kernels").release(false);
+    /// # let _ = b;
+    /// ```
+    pub fn release(mut self, release: bool) -> Self {
+        self.release = release;
+        self
+    }
+
+    /// Whether to assemble the PTX with `ptxas` (an error names ptxas's message and the PTX line).
+    ///
+    /// ```
+    /// let b = scoped_atomics_build::PtxBuilder::new("kernels").verify_with_ptxas(true);
+    /// # let _ = b;
+    /// ```
+    pub fn verify_with_ptxas(mut self, verify: bool) -> Self {
+        self.verify = verify;
+        self
+    }
+
+    /// Where the PTX (and the build's target directory, `<dir>/target`) goes.
+    ///
+    /// ```
+    /// let b = scoped_atomics_build::PtxBuilder::new("kernels").out_dir("/tmp/ptx");
+    /// # let _ = b;
+    /// ```
+    pub fn out_dir(mut self, dir: impl AsRef<Path>) -> Self {
+        self.out_dir = Some(dir.as_ref().to_path_buf());
+        self
+    }
+
+    /// Builds the PTX and returns its path, `<out_dir>/<crate>.<arch>.ptx`.
+    pub fn build(&self) -> Result<PathBuf, Error> {
+        let target =
+            Target::from_name(&self.arch).ok_or_else(|| Error::UnknownArch(self.arch.clone()))?;
+        let manifest = self.crate_path.join("Cargo.toml");
+        if !manifest.is_file() {
+            return Err(Error::NotAKernelCrate {
+                path: self.crate_path.clone(),
+                why: format!("no {}", manifest.display()),
+            });
+        }
+        let crate_dir = self
+            .crate_path
+            .canonicalize()
+            .map_err(|e| Error::Io(format!("{}: {e}", self.crate_path.display())))?;
+        let manifest = crate_dir.join("Cargo.toml");
+        let tools = find_tools(self.verify.then_some(target))?;
+        let lib = lib_name(&tools, &manifest)?;
+        let in_build_script = std::env::var_os("OUT_DIR").is_some()
+            && std::env::var_os("CARGO_CFG_TARGET_ARCH").is_some();
+        let out_dir = match (&self.out_dir, std::env::var_os("OUT_DIR")) {
+            (Some(dir), _) => dir.clone(),
+            (None, Some(dir)) if in_build_script => PathBuf::from(dir).join("ptx"),
+            _ => crate_dir.join("target/ptx"),
+        };
+        fs::create_dir_all(&out_dir)
+            .map_err(|e| Error::Io(format!("creating {}: {e}", out_dir.display())))?;
+        let out_dir = out_dir.canonicalize().unwrap_or(out_dir);
+        let out = out_dir.join(format!("{lib}.{}.ptx", target.name()));
+        let target_dir = out_dir.join("target").join(target.name());
+        self.cargo_build(&tools, target, &manifest, &target_dir, &out)?;
+        if in_build_script {
+            for file in dep_info_sources(&target_dir, &lib, self.release) {
+                println!("cargo:rerun-if-changed={}", file.display());
+            }
+            println!("cargo:rerun-if-changed={}", manifest.display());
+            println!("cargo:rerun-if-env-changed=SCOPED_ATOMICS_NIGHTLY");
+            println!("cargo:rerun-if-env-changed=PTXAS");
+        }
+        if self.verify {
+            verify(&tools, &out, target)?;
+        }
+        Ok(out)
+    }
+
+    fn cargo_build(
+        &self,
+        tools: &Toolchain,
+        target: Target,
+        manifest: &Path,
+        target_dir: &Path,
+        out: &Path,
+    ) -> Result<(), Error> {
+        let profile = if self.release { "release" } else { "dev" };
+        // Twice at most: cargo finds the build fresh but the PTX was deleted since, so forget the
+        // crate's fingerprint and let rustc write it again.
+        for attempt in 0..2 {
+            let mut cmd = Command::new(&tools.cargo);
+            ptx::clean_env(&mut cmd);
+            cmd.current_dir(manifest.parent().unwrap_or(Path::new(".")))
+                .env(
+                    "RUSTFLAGS",
+                    format!("{} -Ccodegen-units=1", target.rustflags()),
+                )
+                .arg(format!("+{}", tools.nightly))
+                .args(["rustc", "--lib", "--manifest-path"])
+                .arg(manifest)
+                .args(["-Zbuild-std=core", "--target", "nvptx64-nvidia-cuda"])
+                .args(["--profile", profile, "--target-dir"])
+                .arg(target_dir)
+                .args(["--config", &format!("profile.{profile}.codegen-units=1")])
+                // ptxas cannot parse the DWARF sections LLVM writes into PTX.
+                .args(["--config", &format!("profile.{profile}.debug=0")])
+                .arg("--")
+                .arg(format!("--emit=asm={}", out.display()));
+            let shown = format!("{cmd:?}");
+            let output = cmd.output().map_err(|e| Error::Cargo {
+                command: shown.clone(),
+                stderr: e.to_string(),
+            })?;
+            if !output.status.success() {
+                return Err(Error::Cargo {
+                    command: shown,
+                    stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+                });
+            }
+            if out.is_file() {
+                return Ok(());
+            }
+            if attempt == 0 {
+                let dir = if self.release { "release" } else { "debug" };
+                let profile_dir = target_dir.join("nvptx64-nvidia-cuda").join(dir);
+                ptx::forget_fingerprint(&profile_dir, &package_name(manifest));
+            }
+        }
+        Err(Error::Io(format!(
+            "the build succeeded but wrote no {}",
+            out.display()
+        )))
+    }
+}
+
+/// The package name, from the manifest.
+fn package_name(manifest: &Path) -> String {
+    let text = fs::read_to_string(manifest).unwrap_or_default();
+    text.lines()
+        .skip_while(|l| l.trim() != "[package]")
+        .find_map(|l| {
+            let (key, value) = l.split_once('=')?;
+            (key.trim() == "name").then(|| value.trim().trim_matches('"').to_string())
+        })
+        .unwrap_or_default()
+}
+
+/// The library target's name (`cargo metadata`), or why there is none.
+fn lib_name(tools: &Toolchain, manifest: &Path) -> Result<String, Error> {
+    let mut cmd = Command::new(&tools.cargo);
+    ptx::clean_env(&mut cmd);
+    cmd.arg(format!("+{}", tools.nightly))
+        .args([
+            "metadata",
+            "--no-deps",
+            "--format-version",
+            "1",
+            "--offline",
+        ])
+        .arg("--manifest-path")
+        .arg(manifest);
+    let not_a_crate = |why: String| Error::NotAKernelCrate {
+        path: manifest.parent().unwrap_or(manifest).to_path_buf(),
+        why,
+    };
+    let output = cmd
+        .output()
+        .map_err(|e| not_a_crate(format!("cannot run cargo metadata: {e}")))?;
+    if !output.status.success() {
+        return Err(not_a_crate(
+            String::from_utf8_lossy(&output.stderr).trim().to_string(),
+        ));
+    }
+    let metadata: serde_json::Value = serde_json::from_slice(&output.stdout)
+        .map_err(|e| not_a_crate(format!("unreadable cargo metadata: {e}")))?;
+    let manifest = manifest.canonicalize().unwrap_or(manifest.to_path_buf());
+    let package = metadata["packages"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|p| {
+            p["manifest_path"]
+                .as_str()
+                .is_some_and(|m| Path::new(m).canonicalize().ok().as_ref() == Some(&manifest))
+        })
+        .ok_or_else(|| not_a_crate("cargo metadata does not list it".into()))?;
+    package["targets"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|t| {
+            t["kind"]
+                .as_array()
+                .is_some_and(|k| k.iter().any(|k| k == "lib" || k == "rlib"))
+        })
+        .and_then(|t| t["name"].as_str())
+        .map(|n| n.replace('-', "_"))
+        .ok_or_else(|| not_a_crate("it has no library target (src/lib.rs)".into()))
+}
+
+/// The source files of the build (the kernel crate and its dependencies, `core` excluded) from
+/// cargo's dep-info file `lib<name>.d`.
+fn dep_info_sources(target_dir: &Path, lib: &str, release: bool) -> Vec<PathBuf> {
+    let dir = if release { "release" } else { "debug" };
+    let dep_info = target_dir
+        .join("nvptx64-nvidia-cuda")
+        .join(dir)
+        .join(format!("lib{lib}.d"));
+    let Ok(text) = fs::read_to_string(dep_info) else {
+        return Vec::new();
+    };
+    let Some((_, deps)) = text.split_once(": ") else {
+        return Vec::new();
+    };
+    // Paths are separated by spaces; a space inside a path is escaped as `\ `.
+    deps.replace("\\ ", "\u{0}")
+        .split_whitespace()
+        .map(|p| PathBuf::from(p.replace('\u{0}', " ")))
+        .filter(|p| !p.components().any(|c| c.as_os_str() == "rustlib"))
+        .collect()
+}
+
+/// Assembles `ptx` with ptxas; a rejection names ptxas's message and the PTX line it points at.
+fn verify(tools: &Toolchain, ptx: &Path, target: Target) -> Result<(), Error> {
+    match ptx::assemble(tools, ptx, target) {
+        Ok(_) => Ok(()),
+        Err(e) => {
+            let message = match e {
+                ptx::Error::Missing(m) | ptx::Error::Failed(m) => m,
+            };
+            let text = fs::read_to_string(ptx).unwrap_or_default();
+            Err(ptxas_error(&message, &text))
+        }
+    }
+}
+
+/// Turns ptxas's output into [`Error::Ptxas`]: the first error line and the PTX line it names
+/// (`<file>, line N; error : …`).
+///
+/// ```
+/// use scoped_atomics_build::{Error, ptxas_error};
+/// let ptx = ".version 7.0\n.target sm_70\nbad;\n";
+/// let e = ptxas_error("ptxas k.ptx, line 3; error   : Unknown instruction 'bad'", ptx);
+/// assert!(matches!(e, Error::Ptxas { line: Some((3, _)), .. }));
+/// ```
+pub fn ptxas_error(log: &str, ptx_text: &str) -> Error {
+    let find = |pattern: &str| {
+        log.lines()
+            .find(|l| l.to_ascii_lowercase().contains(pattern))
+    };
+    let first_error = find("; error")
+        .or_else(|| find("; fatal"))
+        .or_else(|| find("ptxas error"))
+        .or_else(|| find("ptxas fatal"))
+        .unwrap_or(log)
+        .trim()
+        .to_string();
+    let line = first_error
+        .split(", line ")
+        .nth(1)
+        .and_then(|rest| rest.split(';').next())
+        .and_then(|n| n.trim().parse::<usize>().ok())
+        .and_then(|n| Some((n, ptx_text.lines().nth(n.checked_sub(1)?)?.to_string())));
+    Error::Ptxas {
+        message: first_error,
+        line,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_pinned_nightly_is_the_one_in_tools() {
+        let pin = fs::read_to_string(Toolchain::repo_root().join("tools/nightly-toolchain"))
+            .expect("tools/nightly-toolchain");
+        assert_eq!(pin.trim(), PINNED_NIGHTLY);
+    }
+
+    #[test]
+    fn an_unknown_arch_names_the_accepted_ones() {
+        let e = PtxBuilder::new(".").arch("sm_75").build().unwrap_err();
+        assert_eq!(e, Error::UnknownArch("sm_75".into()));
+        assert!(
+            e.to_string()
+                .contains("accepted are sm_70, sm_80, sm_90, sm_90_ptx86"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_directory_without_a_manifest_is_not_a_kernel_crate() {
+        let e = PtxBuilder::new("/nonexistent/kernels").build().unwrap_err();
+        assert!(matches!(e, Error::NotAKernelCrate { .. }), "{e:?}");
+        assert!(e.to_string().contains("no /nonexistent/kernels/Cargo.toml"));
+    }
+
+    #[test]
+    fn a_ptxas_rejection_names_the_message_and_the_ptx_line() {
+        let ptx = ".version 7.0\n.target sm_70\n  bogus.instruction %r1;\n";
+        let log = "ptxas /tmp/k.ptx, line 3; error   : Unknown instruction 'bogus'\n\
+                   ptxas fatal   : Ptx assembly aborted due to errors\n";
+        let e = ptxas_error(log, ptx);
+        assert_eq!(
+            e,
+            Error::Ptxas {
+                message: "ptxas /tmp/k.ptx, line 3; error   : Unknown instruction 'bogus'".into(),
+                line: Some((3, "  bogus.instruction %r1;".into())),
+            }
+        );
+        assert!(
+            e.to_string()
+                .ends_with("PTX line 3: bogus.instruction %r1;")
+        );
+        // What ptxas says about the DWARF sections of a debug build.
+        let log = "ptxas k.ptx, line 2; fatal   : Parsing error near '$L__sec_end0': syntax error\n\
+                   ptxas fatal   : Ptx assembly aborted due to errors\n";
+        match ptxas_error(log, ptx) {
+            Error::Ptxas { message, line } => {
+                assert!(message.contains("Parsing error"), "{message}");
+                assert_eq!(line, Some((2, ".target sm_70".into())));
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn missing_tools_say_how_to_install_them_in_one_line() {
+        for e in [
+            Error::MissingToolchain("nightly-x".into()),
+            Error::MissingRustSrc("nightly-x".into()),
+            Error::MissingPtxas("none on PATH".into()),
+        ] {
+            let text = e.to_string();
+            assert_eq!(text.lines().count(), 1, "{text}");
+            assert!(text.contains("install"), "{text}");
+        }
+    }
+}

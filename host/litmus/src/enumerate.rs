@@ -1,0 +1,203 @@
+//! Candidate executions of a litmus test — one path per thread, the way its barriers complete,
+//! reads-from, Fence-SC order and coherence order — and the consistent ones among them.
+//!
+//! *Candidates* are counted without pruning by the axioms: every combination of paths, barrier
+//! phases and reads-from whose values do not decide a branch condition of the paths false
+//! (values out of thin air decide nothing), times every Fence-SC order and every coherence
+//! order. Coherence order is partial (8.9.6): two writes are ordered unless they are in a
+//! data-race, so the coherence orders of a candidate are those of its reads-from and Fence-SC
+//! choice (candidates whose reads-from an axiom rejects outright count every total order).
+//! The consistent ones are searched with pruning that only skips choices an axiom rejects
+//! outright: a read from a write later in its own thread (Causality), two writes of one thread
+//! against program order in coherence (Coherence), and candidates with no values (No-Thin-Air).
+//!
+//! Barriers: when the arrivals of an execution can group into phases so that some thread
+//! waits forever (a barrier that never fills, or barriers waited for in a crossing order), the
+//! execution is a *deadlock*: its threads' events up to the barrier they wait at are checked
+//! for consistency, and a consistent one is reported, not counted among the final states.
+
+use super::barrier::{self, Phases};
+use super::events::{self, Kind, Path};
+use super::execution;
+use super::graph::Graph;
+use super::program::*;
+use super::races::{Race, Site};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// The decision of one test.
+#[derive(Clone, Debug)]
+pub struct Outcome {
+    /// Whether the condition is validated (herd's `Ok`), over the executions that complete.
+    pub ok: bool,
+    /// Number of candidate executions.
+    pub candidates: u64,
+    /// Number of consistent executions that complete.
+    pub consistent: u64,
+    /// Consistent executions with a final state that satisfies the proposition.
+    pub satisfying: u64,
+    /// Consistent executions with a final state that does not.
+    pub violating: u64,
+    /// Final states of the consistent executions (registers and locations by name).
+    pub states: BTreeSet<Vec<(String, i64)>>,
+    /// Racing pairs over all consistent executions.
+    pub races: BTreeSet<Race>,
+    /// How many candidates each axiom rejected (the first violated one).
+    pub rejected_by: BTreeMap<String, u64>,
+    /// Consistent executions in which some thread waits forever.
+    pub deadlocked: u64,
+    /// The instructions threads wait at forever, over those executions.
+    pub deadlocks: BTreeSet<Site>,
+}
+
+impl Outcome {
+    /// `Ok` or `No` (herd's verdict), or `Deadlock` when no consistent execution completes
+    /// but some deadlocks: a liveness verdict, not a consistency one.
+    pub fn verdict(&self) -> &'static str {
+        if self.consistent == 0 && self.deadlocked > 0 {
+            "Deadlock"
+        } else if self.ok {
+            "Ok"
+        } else {
+            "No"
+        }
+    }
+}
+
+/// Decides a test.
+///
+/// ```
+/// use ptx_litmus::{parse::parse, enumerate::decide};
+/// let t = parse("sb.litmus", "PTX SB\n{ x=0; y=0; }\n P0@cta 0,gpu 0 | P1@cta 1,gpu 0 ;\n \
+///     st.relaxed.gpu x, 1 | st.relaxed.gpu y, 1 ;\n fence.sc.gpu | fence.sc.gpu ;\n \
+///     ld.relaxed.gpu r0, y | ld.relaxed.gpu r1, x ;\nexists (P0:r0 == 0 /\\ P1:r1 == 0)\n").unwrap();
+/// let o = decide(&t).unwrap();
+/// assert!(!o.ok); // fence.sc forbids the SB outcome
+/// assert!(o.consistent > 0 && o.candidates >= o.consistent);
+/// assert_eq!(o.verdict(), "No");
+/// ```
+pub fn decide(t: &Litmus) -> Result<Outcome, String> {
+    let mut all_paths = Vec::new();
+    for th in &t.threads {
+        all_paths.push(events::paths(th, &t.init_regs)?);
+    }
+    let mut out = Outcome {
+        ok: false,
+        candidates: 0,
+        consistent: 0,
+        satisfying: 0,
+        violating: 0,
+        states: BTreeSet::new(),
+        races: BTreeSet::new(),
+        rejected_by: BTreeMap::new(),
+        deadlocked: 0,
+        deadlocks: BTreeSet::new(),
+    };
+    let ctas: Vec<Option<(i64, i64)>> = t.threads.iter().map(|th| th.place.cta()).collect();
+    let mut pick = vec![0usize; all_paths.len()];
+    if all_paths.iter().all(|p| !p.is_empty()) {
+        loop {
+            let chosen: Vec<&Path> = pick.iter().zip(&all_paths).map(|(&k, p)| &p[k]).collect();
+            let g = Graph::build(t, &chosen)?;
+            let per_thread: Vec<Vec<(usize, &Kind)>> = (0..chosen.len())
+                .map(|k| {
+                    (0..g.evs.len())
+                        .filter(|&i| g.evs[i].thread == Some(k))
+                        .map(|i| (i, &g.evs[i].ev.kind))
+                        .collect()
+                })
+                .collect();
+            for p in barrier::phasings(&per_thread, &ctas)? {
+                if p.stuck.iter().all(Option::is_none) {
+                    execution::explore(t, &g.with_phases(&p), &mut out, None);
+                } else {
+                    deadlocked(t, &chosen, &g, &p, &mut out)?;
+                }
+            }
+            if !advance(
+                &mut pick,
+                &all_paths.iter().map(Vec::len).collect::<Vec<_>>(),
+            ) {
+                break;
+            }
+        }
+    }
+    out.ok = match t.quantifier {
+        Quantifier::Exists => out.satisfying > 0,
+        Quantifier::NotExists => out.satisfying == 0,
+        Quantifier::Forall => out.violating == 0,
+    };
+    Ok(out)
+}
+
+/// Explores the executions in which the barriers complete as `p` says and some threads wait
+/// forever: each thread's events up to the barrier it waits at.
+fn deadlocked(
+    t: &Litmus,
+    chosen: &[&Path],
+    g: &Graph,
+    p: &Phases,
+    out: &mut Outcome,
+) -> Result<(), String> {
+    // Execution index → (thread, index in its path), in the full graph.
+    let local = |e: usize| {
+        let th = g.evs[e].thread.expect("a barrier of a thread");
+        let first = (0..g.evs.len())
+            .find(|&i| g.evs[i].thread == Some(th))
+            .unwrap();
+        (th, e - first)
+    };
+    let cut: Vec<Path> = chosen
+        .iter()
+        .enumerate()
+        .map(|(k, path)| match p.stuck[k] {
+            Some(e) => path.prefix(local(e).1),
+            None => (*path).clone(),
+        })
+        .collect();
+    let refs: Vec<&Path> = cut.iter().collect();
+    let g2 = Graph::build(t, &refs)?;
+    let first2 = |th: usize| (0..g2.evs.len()).find(|&i| g2.evs[i].thread == Some(th));
+    let mut done = Vec::new();
+    for phase in &p.done {
+        let mapped: Option<Vec<usize>> = phase
+            .iter()
+            .map(|&e| {
+                let (th, i) = local(e);
+                first2(th)
+                    .map(|f| f + i)
+                    .filter(|&x| x < g2.evs.len() && g2.evs[x].thread == Some(th))
+            })
+            .collect();
+        done.extend(mapped);
+    }
+    let phases = Phases {
+        done,
+        stuck: p.stuck.clone(),
+    };
+    let sites: Vec<Site> = p
+        .stuck
+        .iter()
+        .enumerate()
+        .filter_map(|(th, e)| {
+            e.map(|e| Site {
+                thread: th,
+                line: g.evs[e].ev.line,
+                text: g.evs[e].ev.text.clone(),
+            })
+        })
+        .collect();
+    execution::explore(t, &g2.with_phases(&phases), out, Some(&sites));
+    Ok(())
+}
+
+/// Odometer over `sizes`; false once every combination was visited.
+pub(crate) fn advance(pick: &mut [usize], sizes: &[usize]) -> bool {
+    for k in (0..pick.len()).rev() {
+        pick[k] += 1;
+        if pick[k] < sizes[k] {
+            return true;
+        }
+        pick[k] = 0;
+    }
+    false
+}

@@ -1,0 +1,529 @@
+//! Parser of litmus tests in the herd7 / Dat3M PTX syntax:
+//!
+//! ```text
+//! PTX MP+rel+acq-gpu
+//! "optional description"
+//! { x=0; y=0; P1:r0=0; }
+//!  P0@cta 0,gpu 0        | P1@cta 1,gpu 0          ;
+//!  st.weak x, 1          | ld.acquire.gpu r0, y    ;
+//!  st.release.gpu y, 1   | ld.weak r1, x           ;
+//! exists (P1:r0 == 1 /\ P1:r1 == 0)
+//! ```
+//!
+//! Every error names the file, the line and the offending token.
+
+use super::cond;
+use super::program::*;
+use std::collections::BTreeMap;
+use std::fmt;
+
+/// A litmus file that cannot be decided: a syntax error or an unsupported construct.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ParseError {
+    /// The file, as given.
+    pub file: String,
+    /// 1-based line.
+    pub line: usize,
+    /// The token at fault.
+    pub token: String,
+    /// What is wrong.
+    pub msg: String,
+}
+
+impl fmt::Display for ParseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}:{}: {} (at `{}`)",
+            self.file, self.line, self.msg, self.token
+        )
+    }
+}
+
+impl std::error::Error for ParseError {}
+
+/// Builds errors for one file.
+#[derive(Clone, Copy)]
+pub(crate) struct Ctx<'a> {
+    pub file: &'a str,
+}
+
+impl Ctx<'_> {
+    pub(crate) fn err(&self, line: usize, token: &str, msg: impl Into<String>) -> ParseError {
+        ParseError {
+            file: self.file.to_string(),
+            line,
+            token: token.to_string(),
+            msg: msg.into(),
+        }
+    }
+}
+
+/// Parses the text of a litmus file; `file` is used in error messages.
+///
+/// ```
+/// use ptx_litmus::parse::parse;
+/// let t = parse("mp.litmus", "PTX MP\n{ x=0; y=0; }\n P0@cta 0,gpu 0 | P1@cta 1,gpu 0 ;\n \
+///     st.weak x, 1 | ld.acquire.gpu r0, y ;\n st.release.gpu y, 1 | ld.weak r1, x ;\n\
+///     exists (P1:r0 == 1 /\\ P1:r1 == 0)\n").unwrap();
+/// assert_eq!(t.name, "MP");
+/// assert_eq!(t.threads.len(), 2);
+/// let e = parse("bad.litmus", "PTX B\n{}\n P0@cta 0,gpu 0 ;\n ld.bogus r0, x ;\nexists (P0:r0 == 0)\n")
+///     .unwrap_err();
+/// assert_eq!((e.line, e.token.as_str()), (4, "bogus"));
+/// ```
+pub fn parse(file: &str, text: &str) -> Result<Litmus, ParseError> {
+    let cx = Ctx { file };
+    let text = strip_comments(text);
+    let lines: Vec<(usize, &str)> = text.lines().enumerate().map(|(i, l)| (i + 1, l)).collect();
+    let mut i = 0;
+    let skip_blank = |i: &mut usize| {
+        while *i < lines.len() && lines[*i].1.trim().is_empty() {
+            *i += 1;
+        }
+    };
+    skip_blank(&mut i);
+    let Some(&(hl, header)) = lines.get(i) else {
+        return Err(cx.err(1, "", "empty file: expected `PTX NAME`"));
+    };
+    let mut words = header.split_whitespace();
+    let arch = words.next().unwrap_or("");
+    if !matches!(arch, "PTX" | "ptx") {
+        return Err(cx.err(
+            hl,
+            arch,
+            "not a PTX litmus test: the first line must be `PTX NAME`",
+        ));
+    }
+    let name = words
+        .next()
+        .ok_or_else(|| cx.err(hl, header.trim(), "missing test name"))?;
+    let name = name.trim_end_matches('{').to_string();
+    // Everything after the name up to the first `{` outside a quoted string is description:
+    // quoted lines (several, or one string over several lines) and herd's `key=value` lines
+    // (Dat3M's grammar: `PTX ~('{')* {`).
+    let (open_line, open_col) =
+        find_init_open(&lines, i, header.find(&*name).unwrap_or(0) + name.len())
+            .ok_or_else(|| cx.err(hl, &name, "missing the initial state `{ … }`"))?;
+    i = open_line;
+    // Initial state: from `{` to the matching `}`, possibly over several lines.
+    let mut init: Vec<(usize, String)> = Vec::new();
+    let mut rest_of_close = None;
+    let open_ln = lines[i].0;
+    let mut first = true;
+    while i < lines.len() {
+        let (ln, l) = lines[i];
+        let mut s = l;
+        if first {
+            s = &s[open_col + 1..];
+            first = false;
+        }
+        i += 1;
+        if let Some(p) = s.find('}') {
+            init.push((ln, s[..p].to_string()));
+            rest_of_close = Some((ln, s[p + 1..].trim().to_string()));
+            break;
+        }
+        init.push((ln, s.to_string()));
+    }
+    let Some((cl, after)) = rest_of_close else {
+        return Err(cx.err(open_ln, "{", "the initial state is not closed by `}`"));
+    };
+    if !(after.is_empty() || after == ";") {
+        return Err(cx.err(cl, &after, "unexpected text after `}`"));
+    }
+    let mut init = parse_init(&cx, &init)?;
+    let reg_ptrs = init.resolve();
+    let (init_mem, init_regs) = (init.mem, init.regs);
+    skip_blank(&mut i);
+    // Thread header and instruction rows.
+    let Some(&(tl, theader)) = lines.get(i) else {
+        return Err(cx.err(cl, "}", "missing the thread table"));
+    };
+    let mut threads = parse_header(&cx, tl, theader)?;
+    let mut fresh = 0usize;
+    i += 1;
+    while i < lines.len() {
+        let (ln, l) = lines[i];
+        let t = l.trim();
+        if t.is_empty() {
+            i += 1;
+            continue;
+        }
+        if is_condition_start(t) || t.starts_with("locations") || t.starts_with("filter") {
+            break;
+        }
+        let row = t.strip_suffix(';').unwrap_or(t);
+        let cells: Vec<&str> = row.split('|').collect();
+        if cells.len() > threads.len() {
+            return Err(cx.err(ln, cells[threads.len()].trim(), "more columns than threads"));
+        }
+        for (k, cell) in cells.iter().enumerate() {
+            let cell = cell.trim();
+            if cell.is_empty() {
+                continue;
+            }
+            let ptrs = |r: &str| reg_ptrs.get(&(k, norm_reg(r))).cloned();
+            let instrs =
+                super::instr::parse_cell(&cx, ln, cell, threads[k].place, &ptrs, &mut fresh)?;
+            for instr in instrs {
+                threads[k].code.push(Line {
+                    line: ln,
+                    text: cell.to_string(),
+                    instr,
+                });
+            }
+        }
+        i += 1;
+    }
+    // After the code: `locations [...]` (ignored: it only asks herd to print values), Dat3M's
+    // `<< … >>` run configurations (ignored), `filter PROP`, then the final condition.
+    let mut filter = None;
+    while i < lines.len() && !is_condition_start(lines[i].1.trim()) {
+        let (ln, l) = lines[i];
+        let t = l.trim();
+        if t.is_empty() {
+            i += 1;
+        } else if t.starts_with("locations") {
+            i = skip_until(&lines, i, ']')
+                .ok_or_else(|| cx.err(ln, "locations", "`locations [` is not closed by `]`"))?;
+        } else if t.starts_with("<<") {
+            i = skip_until(&lines, i, '>')
+                .ok_or_else(|| cx.err(ln, "<<", "`<<` is not closed by `>>`"))?;
+        } else if let Some(rest) = t.strip_prefix("filter") {
+            let mut flines = vec![(ln, rest)];
+            i += 1;
+            while i < lines.len() && !is_condition_start(lines[i].1.trim()) {
+                flines.push(lines[i]);
+                i += 1;
+            }
+            filter = Some(cond::parse_prop(&cx, &flines)?);
+        } else {
+            return Err(cx.err(
+                ln,
+                first_word(t),
+                "expected `exists`, `~exists`, `forall`, `final`, `filter` or `locations`",
+            ));
+        }
+    }
+    let Some(&(ql, _)) = lines.get(i) else {
+        return Err(cx.err(
+            lines.len().max(1),
+            "",
+            "missing the final condition (`exists`, `~exists` or `forall`)",
+        ));
+    };
+    let cond_lines: Vec<(usize, &str)> = lines[i..].to_vec();
+    let (quantifier, prop) = cond::parse_condition(&cx, &cond_lines)?;
+    check_labels(&cx, &threads)?;
+    cond::check_terms(&cx, ql, &prop, &threads)?;
+    if let Some(f) = &filter {
+        cond::check_terms(&cx, ql, f, &threads)?;
+    }
+    Ok(Litmus {
+        name,
+        threads,
+        init_mem,
+        init_regs,
+        quantifier,
+        prop,
+        filter,
+    })
+}
+
+/// The index of the line after the one (at or after `from`) that contains `close`.
+fn skip_until(lines: &[(usize, &str)], from: usize, close: char) -> Option<usize> {
+    (from..lines.len())
+        .find(|&k| lines[k].1.contains(close))
+        .map(|k| k + 1)
+}
+
+/// The line index and byte column of the `{` that opens the initial state: the first one at or
+/// after `col` of line `from` that is not inside a `"…"` description (which may span lines).
+fn find_init_open(lines: &[(usize, &str)], from: usize, col: usize) -> Option<(usize, usize)> {
+    let mut quoted = false;
+    for (k, (_, l)) in lines.iter().enumerate().skip(from) {
+        let start = if k == from { col.min(l.len()) } else { 0 };
+        for (c, ch) in l[start..].char_indices() {
+            match ch {
+                '"' => quoted = !quoted,
+                '{' if !quoted => return Some((k, start + c)),
+                _ => {}
+            }
+        }
+    }
+    None
+}
+
+fn first_word(s: &str) -> &str {
+    s.split_whitespace().next().unwrap_or(s)
+}
+
+fn is_condition_start(t: &str) -> bool {
+    let mut w = t.split(|c: char| c.is_whitespace() || c == '(');
+    match w.next().unwrap_or("") {
+        "exists" | "~exists" | "forall" | "final" => true,
+        "~" | "not" => w.find(|x| !x.is_empty()) == Some("exists"),
+        _ => false,
+    }
+}
+
+/// Removes OCaml-style `(* … *)` comments (herd), keeping line numbers.
+fn strip_comments(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut depth = 0usize;
+    let b: Vec<char> = text.chars().collect();
+    let mut k = 0;
+    while k < b.len() {
+        if b[k] == '(' && b.get(k + 1) == Some(&'*') {
+            depth += 1;
+            k += 2;
+            continue;
+        }
+        if depth > 0 && b[k] == '*' && b.get(k + 1) == Some(&')') {
+            depth -= 1;
+            k += 2;
+            continue;
+        }
+        if depth == 0 || b[k] == '\n' {
+            out.push(b[k]);
+        }
+        k += 1;
+    }
+    out
+}
+
+/// The initial state as written: values, and the locations whose address a register or a
+/// location holds (`P0:r0=&x`, `P0:r0=x`, `y=&x`).
+#[derive(Default)]
+struct Init {
+    mem: BTreeMap<String, i64>,
+    regs: BTreeMap<(usize, String), i64>,
+    reg_ptrs: BTreeMap<(usize, String), String>,
+    mem_ptrs: BTreeMap<String, String>,
+}
+
+impl Init {
+    /// Gives every location named in the state an address (`0x1000 × (k + 1)` by name order),
+    /// stores the addresses in the pointers, and returns the register → location map per thread.
+    fn resolve(&mut self) -> BTreeMap<(usize, String), String> {
+        let mut names: Vec<String> = self.mem.keys().cloned().collect();
+        names.extend(self.reg_ptrs.values().cloned());
+        names.extend(self.mem_ptrs.values().cloned());
+        names.sort();
+        names.dedup();
+        let addr = |n: &str| 0x1000 * (names.iter().position(|m| m == n).unwrap() as i64 + 1);
+        for (k, target) in &self.reg_ptrs {
+            self.regs.insert(k.clone(), addr(target));
+            self.mem.entry(target.clone()).or_insert(0);
+        }
+        for (l, target) in &self.mem_ptrs {
+            self.mem.insert(l.clone(), addr(target));
+            self.mem.entry(target.clone()).or_insert(0);
+        }
+        self.reg_ptrs.clone()
+    }
+}
+
+/// `x=0; P0:r0=0; 1:r1=2; int y = 1; uint32_t z; w:global; P0:r2=&x; P1:r3=y; p=&x;` — types
+/// and state spaces are accepted and ignored: every location is a naturally aligned scalar of
+/// its own. Dat3M's proxy declarations (`x@texture aliases y`) are refused by name.
+fn parse_init(cx: &Ctx, init: &[(usize, String)]) -> Result<Init, ParseError> {
+    let mut st = Init::default();
+    for (ln, chunk) in init {
+        for item in chunk.split(';') {
+            let item = item.trim();
+            if item.is_empty() {
+                continue;
+            }
+            if item.contains('@') {
+                return Err(cx.err(
+                    *ln,
+                    item,
+                    "unsupported proxy declaration (`LOC@PROXY aliases LOC`): only the generic proxy is modelled",
+                ));
+            }
+            let (lhs, rhs) = match item.split_once('=') {
+                Some((l, r)) => (l.trim(), Some(r.trim())),
+                None => (item, None),
+            };
+            // An integer, or the address of a location (`&x` or `x`).
+            let (value, pointee) = match rhs {
+                Some(r) => match parse_int(r) {
+                    Some(v) => (v, None),
+                    None => {
+                        let target = r.strip_prefix('&').unwrap_or(r).trim();
+                        if !is_ident(target) || target.starts_with('%') {
+                            return Err(cx.err(
+                                *ln,
+                                r,
+                                "expected an integer initial value or a location (`&x`)",
+                            ));
+                        }
+                        (0, Some(target.to_string()))
+                    }
+                },
+                None => (0, None),
+            };
+            // The last word is the name; earlier words are a type (`int`, `uint32_t`, `.global .u32`).
+            let name = lhs.split_whitespace().last().unwrap_or("");
+            let name = name
+                .strip_prefix('[')
+                .and_then(|n| n.strip_suffix(']'))
+                .unwrap_or(name);
+            if let Some((t, r)) = name.split_once(':') {
+                if let Some(tid) = thread_number(t) {
+                    let key = (tid, norm_reg(r));
+                    match pointee {
+                        Some(p) => {
+                            st.reg_ptrs.insert(key, p);
+                        }
+                        None => {
+                            st.regs.insert(key, value);
+                        }
+                    }
+                    continue;
+                }
+                // `x:global` / `x:shared`: a location declaration.
+                if rhs.is_none() && matches!(r, "global" | "shared" | "generic") {
+                    st.mem.entry(t.to_string()).or_insert(0);
+                    continue;
+                }
+                return Err(cx.err(*ln, name, "expected `Pn:reg=value` or `location=value`"));
+            }
+            if !is_ident(name) {
+                return Err(cx.err(*ln, name, "expected a location or register name"));
+            }
+            match pointee {
+                Some(p) => {
+                    st.mem_ptrs.insert(name.to_string(), p);
+                }
+                None => {
+                    st.mem.insert(name.to_string(), value);
+                }
+            }
+        }
+    }
+    Ok(st)
+}
+
+/// `P3` or `3` → 3.
+pub(crate) fn thread_number(s: &str) -> Option<usize> {
+    let s = s.trim();
+    s.strip_prefix('P').unwrap_or(s).parse().ok()
+}
+
+/// Registers are compared without their PTX `%` sigil.
+pub(crate) fn norm_reg(r: &str) -> String {
+    r.trim().trim_start_matches('%').to_string()
+}
+
+pub(crate) fn is_ident(s: &str) -> bool {
+    let mut c = s.chars();
+    matches!(c.next(), Some(ch) if ch.is_ascii_alphabetic() || ch == '_' || ch == '%')
+        && c.all(|ch| ch.is_ascii_alphanumeric() || ch == '_' || ch == '.' || ch == '$')
+}
+
+pub(crate) fn parse_int(s: &str) -> Option<i64> {
+    let s = s.trim();
+    let (neg, body) = match s.strip_prefix('-') {
+        Some(b) => (true, b),
+        None => (false, s),
+    };
+    let v = if let Some(h) = body.strip_prefix("0x").or_else(|| body.strip_prefix("0X")) {
+        i64::from_str_radix(h, 16).ok()?
+    } else {
+        body.parse::<i64>().ok()?
+    };
+    Some(if neg { -v } else { v })
+}
+
+/// ` P0@cta 0,gpu 0 | P1@cta 1,cluster 0,gpu 0 | P2@host ;`
+fn parse_header(cx: &Ctx, ln: usize, line: &str) -> Result<Vec<Thread>, ParseError> {
+    let t = line.trim();
+    let row = t.strip_suffix(';').unwrap_or(t);
+    let mut threads = Vec::new();
+    for (k, cell) in row.split('|').enumerate() {
+        let cell = cell.trim();
+        let (p, place) = match cell.split_once('@') {
+            Some((p, place)) => (p.trim(), Some(place.trim())),
+            None => (cell, None),
+        };
+        let id = match p.strip_prefix('P').and_then(|n| n.parse::<usize>().ok()) {
+            Some(id) if id == k => id,
+            _ => return Err(cx.err(ln, p, format!("expected thread `P{k}` in the table header"))),
+        };
+        let place = match place {
+            None => Placement::Gpu {
+                gpu: 0,
+                cluster: None,
+                cta: id as i64,
+            },
+            Some("host") => Placement::Host,
+            Some(spec) => {
+                let (mut gpu, mut cluster, mut cta) = (None, None, None);
+                for part in spec.split(',') {
+                    let mut w = part.split_whitespace();
+                    let (key, val) = (w.next().unwrap_or(""), w.next());
+                    let val = val.and_then(parse_int).ok_or_else(|| {
+                        cx.err(ln, part.trim(), "expected `cta N`, `cluster N` or `gpu N`")
+                    })?;
+                    if w.next().is_some() {
+                        return Err(cx.err(
+                            ln,
+                            part.trim(),
+                            "expected `cta N`, `cluster N` or `gpu N`",
+                        ));
+                    }
+                    let slot = match key {
+                        "cta" => &mut cta,
+                        "cluster" => &mut cluster,
+                        "gpu" => &mut gpu,
+                        _ => {
+                            return Err(cx.err(
+                                ln,
+                                key,
+                                "unknown placement: expected `cta`, `cluster`, `gpu` or `host`",
+                            ));
+                        }
+                    };
+                    *slot = Some(val);
+                }
+                let cta = cta.ok_or_else(|| cx.err(ln, spec, "the placement needs `cta N`"))?;
+                Placement::Gpu {
+                    gpu: gpu.unwrap_or(0),
+                    cluster,
+                    cta,
+                }
+            }
+        };
+        threads.push(Thread {
+            id,
+            place,
+            code: Vec::new(),
+        });
+    }
+    Ok(threads)
+}
+
+/// Every branch target must be a label of the same thread.
+fn check_labels(cx: &Ctx, threads: &[Thread]) -> Result<(), ParseError> {
+    for t in threads {
+        for l in &t.code {
+            if let Instr::Branch { target, .. } = &l.instr {
+                let known = t
+                    .code
+                    .iter()
+                    .any(|m| matches!(&m.instr, Instr::Label(n) if n == target));
+                if !known {
+                    return Err(cx.err(
+                        l.line,
+                        target,
+                        format!("no label `{target}` in thread P{}", t.id),
+                    ));
+                }
+            }
+        }
+    }
+    Ok(())
+}

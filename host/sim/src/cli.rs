@@ -1,0 +1,411 @@
+//! The `sim` subcommand:
+//!
+//! ```text
+//! scoped-atomics-host sim FILE.ptx --kernel NAME --grid X[,Y,Z] --block X[,Y,Z]
+//!     [--arg u32:V | --arg u64:V | --arg buf:u32:N[:INIT] | --arg buf:u64:N[:INIT]]...
+//!     [--seed N] [--schedules K] [--json]
+//! ```
+//!
+//! Kernel parameters in order: `u32:V` for a 32-bit parameter (and for an 8- or 16-bit one
+//! when V fits), `u64:V` for a 64-bit one, `buf:T:N[:INIT]` for a pointer (N elements of T in
+//! a new global buffer, each INIT, default 0). `V` and `INIT` are decimal or `0x` hexadecimal.
+//!
+//! Exit status 0: every schedule ran to completion with no finding; 1: a finding (the first line
+//! of output is the finding, starting with `race:`, `divergence:`, `hang:` or `fault:`); 2: bad
+//! input (each message names what is wrong). The seed is printed so a run can be repeated;
+//! schedule `k` of a run uses seed `N + k`.
+
+use super::{Arg, Launch, Outcome, SimError, Simulator};
+use std::process::ExitCode;
+
+/// The command's usage line (the first line of `--help`).
+///
+/// ```
+/// assert!(ptx_sim::cli::USAGE.contains("--schedules K"));
+/// ```
+pub const USAGE: &str = "usage: ptx-sim FILE.ptx --kernel NAME --grid X[,Y,Z] --block X[,Y,Z] [--arg u32:V | --arg u64:V | --arg buf:u32:N[:INIT] | --arg buf:u64:N[:INIT]]... [--seed N] [--schedules K] [--json]";
+
+/// A parsed command line: the arguments of `ptx-sim` (and of `cargo host sim`, which embeds
+/// these as its `sim` subcommand).
+///
+/// ```
+/// use ptx_sim::cli::parse_options;
+/// let args: Vec<String> = ["k.ptx", "--kernel", "k", "--grid", "2,2", "--block", "32"]
+///     .map(String::from).to_vec();
+/// let o = parse_options(&args).unwrap();
+/// assert_eq!((o.grid, o.block, o.seed, o.schedules), ([2, 2, 1], [32, 1, 1], 1, 3));
+/// ```
+#[derive(Debug, Clone, PartialEq, clap::Args)]
+pub struct Options {
+    /// The PTX file.
+    #[arg(value_name = "FILE.ptx")]
+    pub file: String,
+    /// The kernel (`.entry`) to launch.
+    #[arg(long, value_name = "NAME")]
+    pub kernel: String,
+    /// The grid, in blocks: X[,Y,Z], missing dimensions 1.
+    #[arg(long, value_name = "X[,Y,Z]", value_parser = grid_dims)]
+    pub grid: [u32; 3],
+    /// The block, in threads: X[,Y,Z], missing dimensions 1.
+    #[arg(long, value_name = "X[,Y,Z]", value_parser = block_dims)]
+    pub block: [u32; 3],
+    /// A kernel parameter, in order: `u32:V` (also an 8- or 16-bit parameter when V fits),
+    /// `u64:V`, or `buf:T:N[:INIT]` for a pointer to a new global buffer of N elements of T
+    /// (u32 or u64), each INIT (default 0). V and INIT are decimal or 0x hexadecimal.
+    #[arg(long = "arg", value_name = "KIND:VALUE", value_parser = parse_arg)]
+    pub args: Vec<CliArg>,
+    /// The first schedule's seed: schedule k uses seed + k.
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = seed)]
+    pub seed: u64,
+    /// How many schedules to run (it stops at the first with a finding).
+    #[arg(long, value_name = "K", default_value_t = 3, value_parser = schedules)]
+    pub schedules: u64,
+    /// One JSON object on standard output instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// The `ptx-sim` command line.
+#[derive(Debug, clap::Parser)]
+#[command(
+    name = "ptx-sim",
+    version,
+    about = "Runs a kernel of a PTX module in the simulator and reports data races (scoped, by the PTX \
+             memory model), barrier divergence, hangs and faults",
+    after_help = "Exit status: 0 no finding in any schedule, 1 a finding (printed first, starting with \
+                  `race:`, `divergence:`, `hang:` or `fault:`), 2 bad input."
+)]
+struct Command {
+    #[command(flatten)]
+    options: Options,
+}
+
+/// An `--arg`.
+///
+/// ```
+/// use ptx_sim::cli::{CliArg, parse_options};
+/// let args: Vec<String> = ["k.ptx", "--kernel", "k", "--grid", "1", "--block", "1",
+///     "--arg", "buf:u64:4:7", "--arg", "u32:0x10"].map(String::from).to_vec();
+/// assert_eq!(parse_options(&args).unwrap().args, [CliArg::Buf(8, 4, 7), CliArg::U32(16)]);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum CliArg {
+    /// `u32:V`.
+    U32(u32),
+    /// `u64:V`.
+    U64(u64),
+    /// `buf:T:N[:INIT]`: element size in bytes, count, initial value.
+    Buf(u32, u64, u64),
+}
+
+fn number(s: &str) -> Option<u64> {
+    match s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
+        Some(h) => u64::from_str_radix(h, 16).ok(),
+        None => s.parse().ok(),
+    }
+}
+
+fn grid_dims(s: &str) -> Result<[u32; 3], String> {
+    dims(s, "--grid")
+}
+
+fn block_dims(s: &str) -> Result<[u32; 3], String> {
+    dims(s, "--block")
+}
+
+fn seed(v: &str) -> Result<u64, String> {
+    number(v).ok_or_else(|| format!("--seed `{v}` is not a number"))
+}
+
+fn schedules(v: &str) -> Result<u64, String> {
+    number(v)
+        .filter(|&k| k > 0)
+        .ok_or_else(|| format!("--schedules `{v}` is not a positive number"))
+}
+
+fn dims(s: &str, what: &str) -> Result<[u32; 3], String> {
+    let parts: Vec<&str> = s.split(',').collect();
+    if parts.is_empty() || parts.len() > 3 {
+        return Err(format!("{what} `{s}`: expected X[,Y,Z]"));
+    }
+    let mut d = [1u32; 3];
+    for (i, p) in parts.iter().enumerate() {
+        d[i] = p
+            .trim()
+            .parse()
+            .ok()
+            .filter(|&v: &u32| v > 0)
+            .ok_or_else(|| format!("{what} `{s}`: `{p}` is not a positive integer"))?;
+    }
+    Ok(d)
+}
+
+fn parse_arg(s: &str) -> Result<CliArg, String> {
+    let parts: Vec<&str> = s.split(':').collect();
+    let bad =
+        || format!("argument `{s}`: expected u32:V, u64:V, buf:u32:N[:INIT] or buf:u64:N[:INIT]");
+    match parts.as_slice() {
+        ["u32", v] => number(v)
+            .and_then(|v| u32::try_from(v).ok())
+            .map(CliArg::U32)
+            .ok_or_else(|| format!("argument `{s}`: `{v}` is not a u32")),
+        ["u64", v] => number(v)
+            .map(CliArg::U64)
+            .ok_or_else(|| format!("argument `{s}`: `{v}` is not a u64")),
+        ["buf", ty, rest @ ..] if !rest.is_empty() && rest.len() <= 2 => {
+            let size = match *ty {
+                "u32" => 4,
+                "u64" => 8,
+                _ => {
+                    return Err(format!(
+                        "argument `{s}`: buffer type `{ty}` is not u32 or u64"
+                    ));
+                }
+            };
+            let n = number(rest[0])
+                .filter(|&n| n > 0 && n <= 1 << 28)
+                .ok_or_else(|| {
+                    format!("argument `{s}`: `{}` is not a count in 1..2^28", rest[0])
+                })?;
+            let init = match rest.get(1) {
+                Some(i) => number(i)
+                    .filter(|&v| size == 8 || v <= u64::from(u32::MAX))
+                    .ok_or_else(|| format!("argument `{s}`: `{i}` is not a {ty}"))?,
+                None => 0,
+            };
+            Ok(CliArg::Buf(size, n, init))
+        }
+        _ => Err(bad()),
+    }
+}
+
+/// Parses the arguments after the program name (or after `sim`); the error is clap's message,
+/// naming what is wrong (or the help text, for `--help`).
+///
+/// ```
+/// use ptx_sim::cli::parse_options;
+/// let args: Vec<String> = ["k.ptx", "--kernel", "k", "--grid", "0", "--block", "1"]
+///     .map(String::from).to_vec();
+/// assert!(parse_options(&args).unwrap_err().contains("`0` is not a positive integer"));
+/// ```
+pub fn parse_options(args: &[String]) -> Result<Options, String> {
+    parse("ptx-sim", args).map_err(|e| e.to_string())
+}
+
+fn parse(program: &str, args: &[String]) -> Result<Options, clap::Error> {
+    use clap::{CommandFactory, FromArgMatches};
+    let matches = Command::command()
+        .name(program.to_string())
+        .bin_name(program.to_string())
+        .try_get_matches_from(std::iter::once(program.to_string()).chain(args.iter().cloned()))?;
+    Command::from_arg_matches(&matches).map(|c| c.options)
+}
+
+fn bad(program: &str, msg: impl std::fmt::Display) -> ExitCode {
+    eprintln!("{program}: {msg}");
+    eprintln!("{}", USAGE.replacen("ptx-sim", program, 1));
+    ExitCode::from(2)
+}
+
+fn buffer_values(data: &[u8], size: u32) -> Vec<u64> {
+    data.chunks_exact(size as usize)
+        .map(|c| {
+            let mut b = [0u8; 8];
+            b[..c.len()].copy_from_slice(c);
+            u64::from_le_bytes(b)
+        })
+        .collect()
+}
+
+/// Runs the `ptx-sim` command on its arguments (those after the program name), printing its
+/// results; the exit status is 0 (no finding, or `--help`), 1 (a finding) or 2 (bad input).
+///
+/// ```
+/// use ptx_sim::cli;
+/// use std::process::ExitCode;
+/// let args: Vec<String> = ["/no/such.ptx", "--kernel", "k", "--grid", "1", "--block", "1"]
+///     .map(String::from).to_vec();
+/// assert_eq!(cli::main(&args), ExitCode::from(2));
+/// ```
+pub fn main(args: &[String]) -> ExitCode {
+    main_as("ptx-sim", args)
+}
+
+/// [`main`] with the program name its messages use (`scoped-atomics-host sim` for the toolkit's
+/// subcommand).
+///
+/// ```
+/// use std::process::ExitCode;
+/// assert_eq!(ptx_sim::cli::main_as("scoped-atomics-host sim", &["--help".to_string()]), ExitCode::SUCCESS);
+/// ```
+pub fn main_as(program: &str, args: &[String]) -> ExitCode {
+    let o = match parse(program, args) {
+        Ok(o) => o,
+        Err(e) => {
+            let _ = e.print();
+            return ExitCode::from(e.exit_code() as u8);
+        }
+    };
+    run_options(program, &o)
+}
+
+/// Runs the simulator on parsed options (what [`main_as`] does after parsing).
+pub fn run_options(program: &str, o: &Options) -> ExitCode {
+    // A malformed module that slips past the checks must still end as bad input with a
+    // message, never with a panic's backtrace.
+    let hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    let result = std::panic::catch_unwind(|| run(program, o));
+    std::panic::set_hook(hook);
+    result.unwrap_or_else(|p| {
+        let why = p
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| p.downcast_ref::<String>().cloned())
+            .unwrap_or_default();
+        bad(
+            program,
+            format!(
+                "the PTX could not be simulated (malformed or outside what the simulator models): {why}"
+            ),
+        )
+    })
+}
+
+fn run(program: &str, o: &Options) -> ExitCode {
+    let bad = |msg: String| bad(program, msg);
+    let text = match std::fs::read(&o.file) {
+        Ok(b) => match String::from_utf8(b) {
+            Ok(t) => t,
+            Err(_) => return bad(format!("{}: not UTF-8 text, not a PTX file", o.file)),
+        },
+        Err(e) => return bad(format!("cannot read {}: {e}", o.file)),
+    };
+    let sim = match Simulator::new(&text) {
+        Ok(s) => s,
+        Err(e) => return bad(format!("{}: {e}", o.file)),
+    };
+    let kernel = match sim.kernel(&o.kernel) {
+        Ok(k) => k,
+        Err(e @ SimError::Unsupported(_)) => return bad(format!("{}: {e}", o.file)),
+        Err(e) => return bad(format!("{}: {e}", o.file)),
+    };
+    let sizes: Vec<u32> = o
+        .args
+        .iter()
+        .filter_map(|a| match a {
+            CliArg::Buf(s, ..) => Some(*s),
+            _ => None,
+        })
+        .collect();
+    // `u32:V` also fills an 8- or 16-bit parameter (`.u8`, `.u16`, `bool`) when V fits.
+    let params = kernel.param_sizes();
+    let mut args: Vec<Arg> = Vec::new();
+    for (k, a) in o.args.iter().enumerate() {
+        args.push(match (*a, params.get(k)) {
+            (CliArg::U32(v), Some(1)) => match u8::try_from(v) {
+                Ok(v) => Arg::U8(v),
+                Err(_) => {
+                    return bad(format!(
+                        "argument {k} (`u32:{v}`): {v} does not fit kernel `{}`'s 1-byte parameter",
+                        o.kernel
+                    ));
+                }
+            },
+            (CliArg::U32(v), Some(2)) => match u16::try_from(v) {
+                Ok(v) => Arg::U16(v),
+                Err(_) => {
+                    return bad(format!(
+                        "argument {k} (`u32:{v}`): {v} does not fit kernel `{}`'s 2-byte parameter",
+                        o.kernel
+                    ));
+                }
+            },
+            (CliArg::U32(v), _) => Arg::U32(v),
+            (CliArg::U64(v), _) => Arg::U64(v),
+            (CliArg::Buf(size, n, init), _) => Arg::Buffer(
+                (0..n)
+                    .flat_map(|_| init.to_le_bytes()[..size as usize].to_vec())
+                    .collect(),
+            ),
+        });
+    }
+    let mut last: Option<Outcome> = None;
+    let mut instructions = 0u64;
+    for k in 0..o.schedules {
+        let mut launch = Launch::new(o.grid, o.block, args.clone());
+        launch.seed = o.seed.wrapping_add(k);
+        let out = match kernel.launch(&launch, Vec::new()) {
+            Ok(out) => out,
+            Err(e) => return bad(e.to_string()),
+        };
+        instructions += out.instructions;
+        let stop = !out.findings.is_empty();
+        last = Some(out);
+        if stop {
+            break;
+        }
+    }
+    let out = last.expect("at least one schedule");
+    let found = !out.findings.is_empty();
+    if o.json {
+        let buffers: Vec<serde_json::Value> = out
+            .buffers
+            .iter()
+            .zip(&sizes)
+            .map(|(b, &s)| serde_json::Value::from(buffer_values(b, s)))
+            .collect();
+        let findings: Vec<String> = out.findings.iter().map(|f| f.text.clone()).collect();
+        let obj = serde_json::json!({
+            "kernel": o.kernel,
+            "seed": out.seed,
+            "first_seed": o.seed,
+            "schedules": o.schedules,
+            "instructions": instructions,
+            "buffers": buffers,
+            "findings": findings,
+        });
+        println!("{obj}");
+    } else {
+        for f in &out.findings {
+            println!("{f}");
+        }
+        let dims = |d: [u32; 3]| format!("{}x{}x{}", d[0], d[1], d[2]);
+        if found {
+            println!(
+                "sim: kernel {}, grid {}, block {}: {} finding(s) with seed {} (repeat with --seed {} --schedules 1)",
+                o.kernel,
+                dims(o.grid),
+                dims(o.block),
+                out.findings.len(),
+                out.seed,
+                out.seed
+            );
+        } else {
+            println!(
+                "sim: kernel {}, grid {}, block {}, seed {}, {} schedule(s): no findings ({} PTX instructions executed)",
+                o.kernel,
+                dims(o.grid),
+                dims(o.block),
+                o.seed,
+                o.schedules,
+                instructions
+            );
+        }
+        for (i, (b, &s)) in out.buffers.iter().zip(&sizes).enumerate() {
+            let v = buffer_values(b, s);
+            let shown: Vec<String> = v.iter().take(64).map(u64::to_string).collect();
+            let more = if v.len() > 64 {
+                format!(" … ({} values)", v.len())
+            } else {
+                String::new()
+            };
+            println!("buffer {i}: {}{more}", shown.join(" "));
+        }
+    }
+    if found {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}

@@ -1,0 +1,487 @@
+//! One PTX instruction decoded to its compact form (the opcode's big match).
+
+use super::operands::{FnDecoder, err, need};
+use super::*;
+use crate::parse::RawInstr;
+
+pub(super) fn decode_one(d: &mut FnDecoder, i: &RawInstr, at: usize) -> Result<Op, SimError> {
+    let parts: Vec<&str> = i.opcode.split('.').collect();
+    let base = parts[0];
+    let rest = &parts[1..];
+    let ty_last = rest.last().and_then(|t| Ty::parse(t));
+    let o = &i.operands;
+    let op = match base {
+        "mov" => {
+            let ty = ty_last.ok_or_else(|| err(i, "no type"))?;
+            need(i, 2)?;
+            if o[0].starts_with('{') {
+                let inner: Vec<&str> = o[0]
+                    .trim_matches(|c| c == '{' || c == '}')
+                    .split(',')
+                    .map(str::trim)
+                    .collect();
+                let mut reg = |s: &str| (s != "_").then(|| d.reg(s));
+                let (lo, hi) = (reg(inner[0]), reg(inner.get(1).copied().unwrap_or("_")));
+                let src = if ty.bytes == 16 {
+                    Src::Reg(d.reg128(i, &o[1])?)
+                } else {
+                    d.src(i, &o[1])?
+                };
+                Op::Unpack(ty.bytes, lo, hi, src)
+            } else if o[1].starts_with('{') {
+                let inner: Vec<&str> = o[1]
+                    .trim_matches(|c| c == '{' || c == '}')
+                    .split(',')
+                    .map(str::trim)
+                    .collect();
+                if inner.len() != 2 {
+                    return Err(err(i, "only two-element vectors are supported"));
+                }
+                let (lo, hi) = (d.src(i, inner[0])?, d.src(i, inner[1])?);
+                let dst = if ty.bytes == 16 {
+                    d.reg128(i, &o[0])?
+                } else {
+                    d.dst(i, &o[0])?
+                };
+                Op::Pack(ty.bytes, dst, lo, hi)
+            } else if ty.bytes == 16 {
+                return Err(err(
+                    i,
+                    "only packing and unpacking .b128 registers is supported",
+                ));
+            } else {
+                Op::Un(UnOp::Mov, ty, d.dst(i, &o[0])?, d.src(i, &o[1])?)
+            }
+        }
+        "not" | "neg" | "abs" | "popc" | "clz" | "brev" | "cnot" => {
+            need(i, 2)?;
+            let ty = ty_last.ok_or_else(|| err(i, "no type"))?;
+            let u = match base {
+                "not" => UnOp::Not,
+                "neg" => UnOp::Neg,
+                "abs" => UnOp::Abs,
+                "popc" => UnOp::Popc,
+                "clz" => UnOp::Clz,
+                "brev" => UnOp::Brev,
+                _ => return Err(err(i, "not supported")),
+            };
+            if rest.last() == Some(&"pred") {
+                // not.pred: logical not of a predicate.
+                Op::Bin(
+                    BinOp::Xor,
+                    Ty::PRED,
+                    d.dst(i, &o[0])?,
+                    d.src(i, &o[1])?,
+                    Src::Imm(1),
+                )
+            } else {
+                Op::Un(u, ty, d.dst(i, &o[0])?, d.src(i, &o[1])?)
+            }
+        }
+        "add" | "sub" | "addc" | "subc" if rest.first() == Some(&"cc") || base.ends_with('c') => {
+            need(i, 3)?;
+            let ty = ty_last.ok_or_else(|| err(i, "no type"))?;
+            if !matches!(ty.bytes, 4 | 8) || ty.kind == Kind::F {
+                return Err(err(i, "carry arithmetic is for 32- and 64-bit integers"));
+            }
+            let (dd, a, bb) = (d.dst(i, &o[0])?, d.src(i, &o[1])?, d.src(i, &o[2])?);
+            let sub = base.starts_with("sub");
+            let carry_in = base.ends_with('c');
+            let carry_out = rest.first() == Some(&"cc");
+            Op::AddC(sub, carry_in, carry_out, ty, dd, a, bb)
+        }
+        "add" | "sub" | "mul" | "div" | "rem" | "and" | "or" | "xor" | "shl" | "shr" | "min"
+        | "max" => {
+            need(i, 3)?;
+            let ty = ty_last.ok_or_else(|| err(i, "no type"))?;
+            let b = match (base, rest.first().copied()) {
+                ("add", _) => BinOp::Add,
+                ("sub", _) => BinOp::Sub,
+                ("mul", Some("hi")) => BinOp::MulHi,
+                ("mul", Some("wide")) => BinOp::MulWide,
+                ("mul", _) => BinOp::MulLo,
+                ("div", _) => BinOp::Div,
+                ("rem", _) => BinOp::Rem,
+                ("and", _) => BinOp::And,
+                ("or", _) => BinOp::Or,
+                ("xor", _) => BinOp::Xor,
+                ("shl", _) => BinOp::Shl,
+                ("shr", _) => BinOp::Shr,
+                ("min", _) => BinOp::Min,
+                _ => BinOp::Max,
+            };
+            let (dd, a, bb) = (d.dst(i, &o[0])?, d.src(i, &o[1])?, d.src(i, &o[2])?);
+            if rest.last() == Some(&"pred") {
+                Op::PredBin(b, dd, a, bb)
+            } else {
+                Op::Bin(b, ty, dd, a, bb)
+            }
+        }
+        "mad" | "fma" => {
+            need(i, 4)?;
+            let ty = ty_last.ok_or_else(|| err(i, "no type"))?;
+            let hi = rest.first() == Some(&"hi");
+            if rest.first() == Some(&"wide") {
+                return Err(err(i, "mad.wide is not supported"));
+            }
+            if ty.kind.is_float() && (ty.kind != Kind::F || ty.bytes == 2) {
+                return Err(err(i, "half-precision fma is not supported"));
+            }
+            Op::Mad(
+                hi,
+                ty,
+                d.dst(i, &o[0])?,
+                d.src(i, &o[1])?,
+                d.src(i, &o[2])?,
+                d.src(i, &o[3])?,
+            )
+        }
+        "selp" => {
+            need(i, 4)?;
+            let ty = ty_last.ok_or_else(|| err(i, "no type"))?;
+            Op::Selp(
+                ty,
+                d.dst(i, &o[0])?,
+                d.src(i, &o[1])?,
+                d.src(i, &o[2])?,
+                d.src(i, &o[3])?,
+            )
+        }
+        "setp" => {
+            need(i, 3)?;
+            if rest.len() != 2 {
+                return Err(err(i, "only setp.CMP.TYPE is supported"));
+            }
+            let ty = ty_last.ok_or_else(|| err(i, "no type"))?;
+            let (cmp, ty) = match rest[0] {
+                "eq" => (Cmp::Eq, ty),
+                "ne" => (Cmp::Ne, ty),
+                "lt" => (Cmp::Lt, ty),
+                "le" => (Cmp::Le, ty),
+                "gt" => (Cmp::Gt, ty),
+                "ge" => (Cmp::Ge, ty),
+                "equ" => (Cmp::Equ, ty),
+                "neu" => (Cmp::Neu, ty),
+                "ltu" => (Cmp::Ltu, ty),
+                "leu" => (Cmp::Leu, ty),
+                "gtu" => (Cmp::Gtu, ty),
+                "geu" => (Cmp::Geu, ty),
+                "nan" => (Cmp::Nan, ty),
+                "num" => (Cmp::Num, ty),
+                "lo" => (
+                    Cmp::Lt,
+                    Ty {
+                        kind: Kind::U,
+                        ..ty
+                    },
+                ),
+                "ls" => (
+                    Cmp::Le,
+                    Ty {
+                        kind: Kind::U,
+                        ..ty
+                    },
+                ),
+                "hi" => (
+                    Cmp::Gt,
+                    Ty {
+                        kind: Kind::U,
+                        ..ty
+                    },
+                ),
+                "hs" => (
+                    Cmp::Ge,
+                    Ty {
+                        kind: Kind::U,
+                        ..ty
+                    },
+                ),
+                c => return Err(err(i, format!("comparison `{c}`"))),
+            };
+            if o[0].contains('|') {
+                return Err(err(i, "setp with two destinations"));
+            }
+            Op::Setp(
+                cmp,
+                ty,
+                d.dst(i, &o[0])?,
+                d.src(i, &o[1])?,
+                d.src(i, &o[2])?,
+            )
+        }
+        "cvt" => {
+            need(i, 2)?;
+            let tys: Vec<Ty> = rest.iter().filter_map(|t| Ty::parse(t)).collect();
+            if tys.len() != 2 {
+                return Err(err(i, "cvt needs two types"));
+            }
+            if tys
+                .iter()
+                .any(|t| matches!(t.kind, Kind::F16x2 | Kind::Bf16x2))
+            {
+                return Err(err(i, "cvt to or from a packed pair is not supported"));
+            }
+            Op::Cvt(tys[0], tys[1], d.dst(i, &o[0])?, d.src(i, &o[1])?)
+        }
+        "bfe" => {
+            need(i, 4)?;
+            let ty = ty_last.ok_or_else(|| err(i, "no type"))?;
+            Op::Bfe(
+                ty,
+                d.dst(i, &o[0])?,
+                d.src(i, &o[1])?,
+                d.src(i, &o[2])?,
+                d.src(i, &o[3])?,
+            )
+        }
+        "cvta" => {
+            need(i, 2)?;
+            let to = rest.first() == Some(&"to");
+            let q = quals(rest);
+            Op::Cvta(to, q.space, d.dst(i, &o[0])?, d.src(i, &o[1])?)
+        }
+        "isspacep" => {
+            need(i, 2)?;
+            Op::Isspacep(quals(rest).space, d.dst(i, &o[0])?, d.src(i, &o[1])?)
+        }
+        "ld" | "st" if rest.first() == Some(&"param") => {
+            need(i, 2)?;
+            let ty = ty_last.ok_or_else(|| err(i, "no type"))?;
+            if base == "ld" && rest.contains(&"v2") && o[0].starts_with('{') {
+                let inner: Vec<&str> = o[0]
+                    .trim_matches(|c| c == '{' || c == '}')
+                    .split(',')
+                    .map(str::trim)
+                    .collect();
+                if inner.len() != 2 {
+                    return Err(err(i, "a .v2 load needs two registers"));
+                }
+                let (d0, d1) = (d.dst(i, inner[0])?, d.dst(i, inner[1])?);
+                Op::LdParamV2(ty, d0, d1, d.param_slot(i, &o[1])?)
+            } else if base == "ld" {
+                Op::LdParam(ty, d.dst(i, &o[0])?, d.param_slot(i, &o[1])?)
+            } else {
+                Op::StParam(ty, d.param_slot(i, &o[0])?, d.src(i, &o[1])?)
+            }
+        }
+        "ld" | "st" => {
+            need(i, 2)?;
+            let q = quals(rest);
+            if let Some(x) = q.others.first() {
+                return Err(err(i, format!("qualifier `.{x}`")));
+            }
+            let ty = q.ty.ok_or_else(|| err(i, "no type"))?;
+            let scope = q.scope.unwrap_or(Scope::Sys);
+            if q.sem != Sem::Weak && q.scope.is_none() {
+                return Err(err(i, "a strong access needs a scope"));
+            }
+            let wide = ty.bytes == 16;
+            if base == "ld" {
+                let dst = if wide {
+                    d.reg128(i, &o[0])?
+                } else {
+                    d.dst(i, &o[0])?
+                };
+                Op::Ld(q.space, q.sem, scope, ty, dst, d.addr(i, &o[1])?)
+            } else {
+                let a = d.addr(i, &o[0])?;
+                let src = if wide {
+                    Src::Reg(d.reg128(i, &o[1])?)
+                } else {
+                    d.src(i, &o[1])?
+                };
+                Op::St(q.space, q.sem, scope, ty, a, src)
+            }
+        }
+        "atom" | "red" => {
+            let q = quals(rest);
+            if let Some(x) = q.others.first() {
+                return Err(err(i, format!("qualifier `.{x}`")));
+            }
+            let ty = q.ty.ok_or_else(|| err(i, "no type"))?;
+            let rmw = q.rmw.ok_or_else(|| err(i, "no operation"))?;
+            // Without .sem and scope, atom is relaxed at gpu scope (PTX ISA).
+            let sem = if q.sem == Sem::Weak {
+                Sem::Relaxed
+            } else {
+                q.sem
+            };
+            let scope = q.scope.unwrap_or(Scope::Gpu);
+            if ty.bytes == 16 {
+                // `atom.cas.b128` / `atom.exch.b128` (sm_90): operands are .b128 registers.
+                if base != "atom" || !matches!(rmw, Rmw::Cas | Rmw::Exch) {
+                    return Err(err(i, "128-bit: only atom.cas and atom.exch exist"));
+                }
+                need(i, if rmw == Rmw::Cas { 4 } else { 3 })?;
+                let dst = d.reg128(i, &o[0])?;
+                let a = d.addr(i, &o[1])?;
+                let b = Src::Reg(d.reg128(i, &o[2])?);
+                let c = if rmw == Rmw::Cas {
+                    Src::Reg(d.reg128(i, &o[3])?)
+                } else {
+                    Src::Imm(0)
+                };
+                Op::Atom(q.space, sem, scope, rmw, ty, Some(dst), a, b, c)
+            } else if base == "atom" {
+                need(i, if rmw == Rmw::Cas { 4 } else { 3 })?;
+                let c = if rmw == Rmw::Cas {
+                    d.src(i, &o[3])?
+                } else {
+                    Src::Imm(0)
+                };
+                Op::Atom(
+                    q.space,
+                    sem,
+                    scope,
+                    rmw,
+                    ty,
+                    Some(d.dst(i, &o[0])?),
+                    d.addr(i, &o[1])?,
+                    d.src(i, &o[2])?,
+                    c,
+                )
+            } else {
+                need(i, 2)?;
+                let (a, b) = (d.addr(i, &o[0])?, d.src(i, &o[1])?);
+                Op::Atom(q.space, sem, scope, rmw, ty, None, a, b, Src::Imm(0))
+            }
+        }
+        "fence" | "membar" => {
+            let q = quals(rest);
+            let scope = match rest.last().copied() {
+                Some("gl") => Scope::Gpu,
+                _ => q.scope.ok_or_else(|| err(i, "no scope"))?,
+            };
+            let sem = if base == "membar" || q.sem == Sem::Weak {
+                Sem::Sc
+            } else {
+                q.sem
+            };
+            if !q.others.is_empty() {
+                return Err(err(i, format!("qualifier `.{}`", q.others[0])));
+            }
+            Op::Fence(sem, scope)
+        }
+        "bar" if rest.first() == Some(&"warp") => {
+            if rest.get(1) != Some(&"sync") {
+                return Err(err(i, "only bar.warp.sync is supported"));
+            }
+            need(i, 1)?;
+            Op::BarWarp(d.src(i, &o[0])?)
+        }
+        "bar" | "barrier" => {
+            let kind = rest.first().copied().unwrap_or("sync");
+            if !matches!(kind, "sync" | "aligned") || rest.contains(&"red") {
+                return Err(err(i, format!("barrier form `.{kind}`")));
+            }
+            need(i, 1)?;
+            let count = match o.get(1) {
+                Some(c) => Some(d.src(i, c)?),
+                None => None,
+            };
+            // `bar.sync` is `barrier.sync.aligned`.
+            let aligned = base == "bar" || rest.contains(&"aligned");
+            Op::Bar(d.src(i, &o[0])?, count, aligned)
+        }
+        "mbarrier" => {
+            let form = rest.first().copied().unwrap_or("");
+            let parity = rest.contains(&"parity");
+            match form {
+                "init" => {
+                    need(i, 2)?;
+                    Op::MbInit(d.addr(i, &o[0])?, d.src(i, &o[1])?)
+                }
+                "arrive" | "arrive_drop" => {
+                    if rest.contains(&"expect_tx") {
+                        return Err(err(i, "this mbarrier form"));
+                    }
+                    need(i, 2)?;
+                    let dst = if o[0] == "_" {
+                        None
+                    } else {
+                        Some(d.dst(i, &o[0])?)
+                    };
+                    let count = match o.get(2) {
+                        Some(c) => Some(d.src(i, c)?),
+                        None => None,
+                    };
+                    Op::MbArrive(
+                        dst,
+                        d.addr(i, &o[1])?,
+                        count,
+                        form == "arrive_drop",
+                        rest.contains(&"noComplete"),
+                    )
+                }
+                "test_wait" | "try_wait" => {
+                    need(i, 3)?;
+                    Op::MbTestWait(
+                        d.dst(i, &o[0])?,
+                        d.addr(i, &o[1])?,
+                        d.src(i, &o[2])?,
+                        parity,
+                    )
+                }
+                "pending_count" => {
+                    need(i, 2)?;
+                    Op::MbPendingCount(d.dst(i, &o[0])?, d.src(i, &o[1])?)
+                }
+                "inval" => {
+                    need(i, 1)?;
+                    Op::MbInval(d.addr(i, &o[0])?)
+                }
+                _ => return Err(err(i, "this mbarrier form")),
+            }
+        }
+        "nanosleep" => {
+            need(i, 1)?;
+            Op::Nanosleep(d.src(i, &o[0])?)
+        }
+        "trap" => Op::Trap,
+        "exit" => Op::Exit,
+        "ret" => Op::Ret,
+        "bra" => {
+            need(i, 1)?;
+            d.fixups.push((at, o[0].clone()));
+            Op::Bra(0)
+        }
+        "call" => {
+            // call{.uni} (rets), target, (args){, prototype};
+            let mut ops = o.iter().map(String::as_str).collect::<Vec<_>>();
+            let mut rets = Vec::new();
+            if ops.first().is_some_and(|s| s.starts_with('(')) && ops.len() >= 2 {
+                let r = ops.remove(0);
+                for name in r.trim_matches(|c| c == '(' || c == ')').split(',') {
+                    let name = name.trim();
+                    if !name.is_empty() {
+                        rets.push(d.param_slot(i, name)?);
+                    }
+                }
+            }
+            let target = ops.first().ok_or_else(|| err(i, "no call target"))?;
+            let callee = if target.starts_with('%') {
+                Callee::Indirect(d.src(i, target)?)
+            } else {
+                match d.syms.get(*target) {
+                    Some(Symbol::Func(f)) => {
+                        d.reached.push(*f);
+                        Callee::Direct(*f)
+                    }
+                    _ => return Err(err(i, format!("call to unknown function `{target}`"))),
+                }
+            };
+            let mut args = Vec::new();
+            if let Some(a) = ops.get(1).filter(|a| a.starts_with('(')) {
+                for name in a.trim_matches(|c| c == '(' || c == ')').split(',') {
+                    let name = name.trim();
+                    if !name.is_empty() {
+                        args.push(d.param_slot(i, name)?);
+                    }
+                }
+            }
+            Op::Call(callee, args, rets)
+        }
+        _ => return Err(err(i, "not supported by the simulator")),
+    };
+    Ok(op)
+}

@@ -1,0 +1,130 @@
+//! Per-function decoding state (registers, parameters, locals, labels) and operand resolution.
+
+use super::{Addr, SimError, Src, Symbol, float_literal, special};
+use crate::parse::{RawInstr, parse_int};
+use std::collections::HashMap;
+
+pub(super) struct FnDecoder<'a> {
+    pub(super) regs: HashMap<String, u32>,
+    pub(super) params: HashMap<String, (u32, u32)>,
+    pub(super) param_size: u32,
+    pub(super) locals: HashMap<String, u64>,
+    pub(super) syms: &'a HashMap<String, Symbol>,
+    pub(super) labels: HashMap<String, u32>,
+    /// Branches to patch: (instruction index, label).
+    pub(super) fixups: Vec<(usize, String)>,
+    /// Functions called or whose address is taken: module indices.
+    pub(super) reached: Vec<u32>,
+}
+
+pub(super) fn err(i: &RawInstr, what: impl std::fmt::Display) -> SimError {
+    SimError::Unsupported(format!(
+        "unsupported instruction `{}` at PTX line {}: {what}",
+        i.opcode, i.line
+    ))
+}
+
+impl FnDecoder<'_> {
+    pub(super) fn reg(&mut self, name: &str) -> u32 {
+        let n = self.regs.len() as u32;
+        *self.regs.entry(name.to_string()).or_insert(n)
+    }
+    /// A `.b128` register: two adjacent slots, the low 64 bits first (`%q`, then `%q+hi`).
+    pub(super) fn reg128(&mut self, i: &RawInstr, s: &str) -> Result<u32, SimError> {
+        if !s.starts_with('%') {
+            return Err(err(i, format!("`{s}` is not a .b128 register")));
+        }
+        let hi = format!("{s}+hi");
+        match (self.regs.get(s), self.regs.get(&hi)) {
+            (Some(&r), Some(_)) => Ok(r),
+            (None, _) => {
+                let n = self.regs.len() as u32;
+                self.regs.insert(s.to_string(), n);
+                self.regs.insert(hi, n + 1);
+                Ok(n)
+            }
+            (Some(_), None) => Err(err(i, format!("`{s}` used both as .b128 and narrower"))),
+        }
+    }
+    pub(super) fn dst(&mut self, i: &RawInstr, s: &str) -> Result<u32, SimError> {
+        if s.starts_with('%') {
+            Ok(self.reg(s))
+        } else {
+            Err(err(i, format!("`{s}` is not a register")))
+        }
+    }
+    pub(super) fn src(&mut self, i: &RawInstr, s: &str) -> Result<Src, SimError> {
+        let s = s.trim();
+        if let Some(sp) = special(s) {
+            return Ok(Src::Special(sp));
+        }
+        if s.starts_with('%') {
+            return Ok(Src::Reg(self.reg(s)));
+        }
+        if let Some(v) = parse_int(s) {
+            return Ok(Src::Imm(v));
+        }
+        if let Some(f) = float_literal(s) {
+            return Ok(Src::Imm(f));
+        }
+        if let Some(&off) = self.locals.get(s) {
+            return Ok(Src::Local(off));
+        }
+        match self.syms.get(s) {
+            Some(Symbol::Global(a)) | Some(Symbol::Shared(a)) => Ok(Src::Imm(*a)),
+            Some(Symbol::Func(f)) => {
+                self.reached.push(*f);
+                Ok(Src::Imm(crate::memory::func_addr(*f)))
+            }
+            None => Err(err(i, format!("unknown operand `{s}`"))),
+        }
+    }
+    pub(super) fn addr(&mut self, i: &RawInstr, s: &str) -> Result<Addr, SimError> {
+        let inner = s
+            .trim()
+            .strip_prefix('[')
+            .and_then(|r| r.strip_suffix(']'))
+            .ok_or_else(|| err(i, format!("`{s}` is not an address")))?;
+        let (base, off) = match inner.rfind(['+', '-']).filter(|&p| p > 0) {
+            Some(p) => {
+                let o = parse_int(&inner[p + 1..])
+                    .ok_or_else(|| err(i, format!("bad offset in `{s}`")))?
+                    as i64;
+                (&inner[..p], if &inner[p..=p] == "-" { -o } else { o })
+            }
+            None => (inner, 0),
+        };
+        Ok(Addr {
+            base: self.src(i, base)?,
+            off,
+        })
+    }
+    pub(super) fn param_slot(&mut self, i: &RawInstr, s: &str) -> Result<u32, SimError> {
+        let inner = s.trim().trim_start_matches('[').trim_end_matches(']');
+        let (name, off) = match inner.find('+') {
+            Some(p) => (&inner[..p], parse_int(&inner[p + 1..]).unwrap_or(0) as u32),
+            None => (inner, 0),
+        };
+        match self.params.get(name) {
+            Some(&(o, _)) => Ok(o + off),
+            None => Err(err(i, format!("unknown parameter `{name}`"))),
+        }
+    }
+    pub(super) fn add_param(&mut self, name: &str, size: u32) -> u32 {
+        if let Some(&(o, _)) = self.params.get(name) {
+            return o;
+        }
+        let o = self.param_size.next_multiple_of(8);
+        self.param_size = o + size.max(1);
+        self.params.insert(name.to_string(), (o, size));
+        o
+    }
+}
+
+pub(super) fn need(i: &RawInstr, n: usize) -> Result<&[String], SimError> {
+    if i.operands.len() < n {
+        Err(err(i, format!("expected {n} operands")))
+    } else {
+        Ok(&i.operands)
+    }
+}

@@ -1,0 +1,172 @@
+//! The types of a launch: its arguments, its configuration, its outcome, and the errors that
+//! refuse a module or a launch.
+
+use super::{Finding, Mode};
+use std::fmt;
+
+/// A small PTX module for the examples: kernel `count(u32* sum)` adds each thread's global
+/// index into `sum[0]` with a device-scope `red`.
+pub const EXAMPLE_PTX: &str = "\
+.version 7.0
+.target sm_70
+.address_size 64
+
+.visible .entry count(
+\t.param .u64 count_param_0
+)
+{
+\t.reg .b32 %r<6>;
+\t.reg .b64 %rd<3>;
+
+\tld.param.u64 %rd1, [count_param_0];
+\tcvta.to.global.u64 %rd2, %rd1;
+\tmov.u32 %r1, %tid.x;
+\tmov.u32 %r2, %ctaid.x;
+\tmov.u32 %r3, %ntid.x;
+\tmad.lo.s32 %r4, %r2, %r3, %r1;
+\tred.relaxed.gpu.global.add.u32 [%rd2], %r4;
+\tret;
+}
+";
+
+/// Why a module or a launch was refused.
+///
+/// ```
+/// use ptx_sim::{SimError, Simulator};
+/// let e = Simulator::new("hello").err().unwrap();
+/// assert!(matches!(e, SimError::BadInput(_)));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SimError {
+    /// Unreadable PTX, an unknown kernel, wrong arguments.
+    BadInput(String),
+    /// An instruction the simulator does not execute (named, with its PTX line).
+    Unsupported(String),
+}
+
+impl SimError {
+    pub(crate) fn parse(line: u32, what: impl fmt::Display) -> SimError {
+        SimError::BadInput(format!("PTX line {line}: {what}"))
+    }
+}
+
+impl fmt::Display for SimError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SimError::BadInput(s) | SimError::Unsupported(s) => f.write_str(s),
+        }
+    }
+}
+
+impl std::error::Error for SimError {}
+
+/// A kernel argument, matched against the kernel's parameter sizes.
+///
+/// ```
+/// use ptx_sim::{Arg, EXAMPLE_PTX, Launch, Simulator};
+/// let kernel = Simulator::new(EXAMPLE_PTX).unwrap().kernel("count").unwrap();
+/// // A 4-byte value for the 8-byte pointer parameter is refused, naming both sizes.
+/// let e = kernel.launch(&Launch::new([1; 3], [1; 3], vec![Arg::U32(0)]), Vec::new());
+/// assert!(e.unwrap_err().to_string().contains("a 4-byte value for a 8-byte parameter"));
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub enum Arg {
+    /// A `.u8`/`.s8`/`.b8` parameter.
+    U8(u8),
+    /// A 16-bit parameter.
+    U16(u16),
+    /// A 32-bit parameter.
+    U32(u32),
+    /// A 64-bit parameter.
+    U64(u64),
+    /// A 128-bit parameter (`u128`/`i128`: `.param .align 16 .b8 name[16]`), little-endian.
+    U128(u128),
+    /// A new global buffer with these contents; its address is passed. It is numbered after
+    /// [`Launch::buffers`] and the buffer arguments before it.
+    Buffer(Vec<u8>),
+    /// The address of a buffer (by number) plus an offset.
+    Ptr(usize, u64),
+}
+
+/// One launch: extents, arguments and how to run it.
+///
+/// ```
+/// use ptx_sim::{Arg, EXAMPLE_PTX, Launch, Mode, Simulator};
+/// let kernel = Simulator::new(EXAMPLE_PTX).unwrap().kernel("count").unwrap();
+/// let mut launch = Launch::new([2, 1, 1], [64, 1, 1], vec![Arg::Ptr(0, 4)]);
+/// launch.buffers = vec![vec![0; 8]]; // the sum lands in the second word
+/// launch.mode = Mode::WarpLockstep;
+/// let out = kernel.launch(&launch, Vec::new()).unwrap();
+/// assert_eq!(out.buffers[0][4..], (0..128u32).sum::<u32>().to_le_bytes());
+/// ```
+#[derive(Debug, Clone)]
+pub struct Launch {
+    /// Blocks in x, y, z.
+    pub grid: [u32; 3],
+    /// Threads per block in x, y, z.
+    pub block: [u32; 3],
+    /// The kernel's arguments, in order.
+    pub args: Vec<Arg>,
+    /// Global buffers allocated before the arguments (buffers 0, 1, …), passed by [`Arg::Ptr`]
+    /// or reached by host threads.
+    pub buffers: Vec<Vec<u8>>,
+    /// Bytes of dynamic shared memory (after the static `.shared` variables).
+    pub dynamic_shared: u32,
+    /// The scheduler's seed: the same seed gives the same schedule.
+    pub seed: u64,
+    /// How threads interleave.
+    pub mode: Mode,
+    /// Whether the race detector runs (the other findings are always detected).
+    pub race_detection: bool,
+    /// Scheduling steps without progress before a hang is reported (plus 64 per live thread).
+    pub hang_bound: u64,
+}
+
+impl Launch {
+    /// A launch with race detection, the random scheduler and seed 1.
+    ///
+    /// ```
+    /// use ptx_sim::{Launch, Mode};
+    /// let l = Launch::new([8, 1, 1], [256, 1, 1], Vec::new());
+    /// assert!(l.race_detection && l.mode == Mode::Random && l.seed == 1);
+    /// ```
+    pub fn new(grid: [u32; 3], block: [u32; 3], args: Vec<Arg>) -> Launch {
+        Launch {
+            grid,
+            block,
+            args,
+            buffers: Vec::new(),
+            dynamic_shared: 0,
+            seed: 1,
+            mode: Mode::Random,
+            race_detection: true,
+            hang_bound: 100_000,
+        }
+    }
+}
+
+/// What a launch did.
+///
+/// ```
+/// use ptx_sim::{Arg, EXAMPLE_PTX, Launch, Simulator};
+/// let kernel = Simulator::new(EXAMPLE_PTX).unwrap().kernel("count").unwrap();
+/// let out = kernel
+///     .launch(&Launch::new([1; 3], [4, 1, 1], vec![Arg::Buffer(vec![0; 4])]), Vec::new())
+///     .unwrap();
+/// assert!(out.completed && out.findings.is_empty());
+/// assert_eq!(out.buffers[0], 6u32.to_le_bytes());
+/// assert_eq!(out.instructions, 4 * 8);
+/// ```
+#[derive(Debug, Clone)]
+pub struct Outcome {
+    /// The seed the schedule ran with.
+    pub seed: u64,
+    /// Findings, the stopping one (hang, divergence, fault) last; races do not stop a run.
+    pub findings: Vec<Finding>,
+    /// Final contents of each buffer ([`Launch::buffers`], then the buffer arguments), in order.
+    pub buffers: Vec<Vec<u8>>,
+    /// PTX instructions executed.
+    pub instructions: u64,
+    /// Whether every thread ran to its end with no finding.
+    pub completed: bool,
+}

@@ -1,0 +1,524 @@
+//! `ptx-sim`: a simulator of PTX. It runs a launch of a kernel of any PTX module (as rustc or
+//! nvcc emits it) on host threads of simulation, with a scoped race detector, barrier-divergence, hang and
+//! fault detection, and host threads sharing "mapped" memory with the launch.
+//!
+//! * [`Simulator::new`] parses a module; [`Simulator::kernel`] decodes one kernel and what it
+//!   can reach (an unsupported instruction is an error naming it and its PTX line).
+//! * [`Kernel::launch`] runs one schedule: grid and block in 3-D, kernel arguments ([`Arg`]),
+//!   static and dynamic `.shared`, `.local`, `.param`, the special registers.
+//! * Threads interleave at every memory operation by a seeded random choice ([`Mode::Random`])
+//!   or in warp lockstep ([`Mode::WarpLockstep`]); memory is sequentially consistent, and races
+//!   are found from the happens-before order of the executed schedule: vector clocks with
+//!   scopes, and the PTX memory model's *morally strong* test (both strong, each one's scope
+//!   includes the other's thread, the same bytes).
+//! * Findings ([`Finding`]) start with `race:`, `divergence:`, `hang:` or `fault:` and name
+//!   threads as `(block,thread)` and instructions by PTX line (and source line with `.loc`).
+//!
+//! The module tree: `parse` (PTX text → functions and statements), `decode` (compact
+//! instruction forms), `exec` (the interpreter), `values` (arithmetic), `memory` (state
+//! spaces, mbarrier objects), `sched` (scheduler, barriers, host threads, hangs), `race` (the
+//! detector), `report` (findings), [`cli`] (the `ptx-sim` command, also `cargo host sim`).
+//!
+//! ```
+//! use ptx_sim::{Arg, EXAMPLE_PTX, Launch, Simulator};
+//! let sim = Simulator::new(EXAMPLE_PTX).unwrap();
+//! let kernel = sim.kernel("count").unwrap();
+//! let out = kernel
+//!     .launch(&Launch::new([1, 1, 1], [32, 1, 1], vec![Arg::Buffer(vec![0; 4])]), Vec::new())
+//!     .unwrap();
+//! assert!(out.findings.is_empty());
+//! assert_eq!(u32::from_le_bytes(out.buffers[0][..4].try_into().unwrap()), (0..32u32).sum::<u32>());
+//! ```
+
+pub mod cli;
+pub mod decode;
+mod exec;
+mod isa;
+mod launch;
+mod mbarrier;
+mod memory;
+mod parse;
+mod race;
+mod report;
+mod sched;
+mod values;
+mod wide;
+
+pub use decode::Program;
+use decode::{Callee, Op, Symbol};
+use exec::{Frame, State, Thread, World};
+pub use launch::{Arg, EXAMPLE_PTX, Launch, Outcome, SimError};
+use parse::VarSpace;
+pub use report::{Finding, FindingKind};
+pub use sched::{HostCtx, HostStatus, HostThread, Mode};
+use std::collections::HashMap;
+
+/// The byte shared memory holds before a kernel writes it.
+///
+/// ```
+/// use ptx_sim::{Arg, Launch, SHARED_FILL, Simulator};
+/// let ptx = ".version 7.0\n.target sm_70\n.address_size 64\n.shared .align 4 .b8 s[4];\n\
+///     .visible .entry k(.param .u64 k_param_0)\n{\n\tld.param.u64 %rd1, [k_param_0];\n\
+///     \tld.shared.u32 %r1, [s];\n\tst.global.u32 [%rd1], %r1;\n\tret;\n}\n";
+/// let k = Simulator::new(ptx).unwrap().kernel("k").unwrap();
+/// let out = k.launch(&Launch::new([1; 3], [1; 3], vec![Arg::Buffer(vec![0; 4])]), Vec::new()).unwrap();
+/// assert_eq!(out.buffers[0], [SHARED_FILL; 4]);
+/// ```
+pub const SHARED_FILL: u8 = 0xA5;
+
+/// A parsed PTX module with its variables laid out.
+///
+/// ```
+/// use ptx_sim::{EXAMPLE_PTX, Simulator};
+/// let sim = Simulator::new(EXAMPLE_PTX).unwrap();
+/// assert_eq!(sim.target(), "sm_70");
+/// ```
+pub struct Simulator {
+    module: parse::Module,
+    syms: HashMap<String, Symbol>,
+    globals: Vec<(String, Vec<u8>)>,
+    static_shared: u64,
+}
+
+/// A decoded kernel, ready to launch.
+///
+/// ```
+/// use ptx_sim::{EXAMPLE_PTX, Simulator};
+/// let kernel = Simulator::new(EXAMPLE_PTX).unwrap().kernel("count").unwrap();
+/// assert_eq!(kernel.name, "count");
+/// ```
+#[derive(Debug)]
+pub struct Kernel {
+    /// The kernel's name.
+    pub name: String,
+    prog: Program,
+    entry: u32,
+    globals: Vec<(String, Vec<u8>)>,
+    static_shared: u64,
+}
+
+impl Kernel {
+    /// The decoded instructions ([`decode`]) and the index of the kernel's first one: for tools
+    /// that translate a kernel into another model (the repository's checks turn emitted code into
+    /// litmus events with it).
+    ///
+    /// ```
+    /// use ptx_sim::{EXAMPLE_PTX, Simulator};
+    /// let sim = Simulator::new(EXAMPLE_PTX).unwrap();
+    /// let kernel = sim.kernel("count").unwrap();
+    /// let (program, entry) = kernel.decoded();
+    /// assert!((entry as usize) < program.insts.len());
+    /// ```
+    pub fn decoded(&self) -> (&Program, u32) {
+        (&self.prog, self.entry)
+    }
+}
+
+impl Simulator {
+    /// Parses a PTX module.
+    ///
+    /// ```
+    /// use ptx_sim::{EXAMPLE_PTX, Simulator};
+    /// assert!(Simulator::new(EXAMPLE_PTX).is_ok());
+    /// assert!(Simulator::new("not PTX").is_err());
+    /// ```
+    pub fn new(ptx: &str) -> Result<Simulator, SimError> {
+        let module = parse::parse(ptx)?;
+        let mut syms = HashMap::new();
+        let mut globals = Vec::new();
+        let mut shared = 0u64;
+        for v in &module.vars {
+            match v.space {
+                VarSpace::Global | VarSpace::Const => {
+                    let mut data = v.init.clone();
+                    data.resize(v.size.max(1) as usize, 0);
+                    syms.insert(
+                        v.name.clone(),
+                        Symbol::Global(memory::region_base(globals.len() as u32)),
+                    );
+                    globals.push((v.name.clone(), data));
+                }
+                VarSpace::Shared if v.dynamic => {}
+                VarSpace::Shared => {
+                    let off = shared.next_multiple_of(v.align.max(1));
+                    shared = off + v.size;
+                    syms.insert(v.name.clone(), Symbol::Shared(off));
+                }
+                VarSpace::Local => {}
+            }
+        }
+        let dyn_base = shared.next_multiple_of(16);
+        for v in module.vars.iter().filter(|v| v.dynamic) {
+            syms.insert(v.name.clone(), Symbol::Shared(dyn_base));
+        }
+        // Shared variables declared inside functions are static shared memory too.
+        for f in &module.funcs {
+            for s in f.body.iter().flatten() {
+                if let parse::Stmt::Local(v) = s
+                    && v.space == VarSpace::Shared
+                    && !syms.contains_key(&v.name)
+                {
+                    let off = shared.next_multiple_of(v.align.max(1));
+                    shared = off + v.size;
+                    syms.insert(v.name.clone(), Symbol::Shared(off));
+                }
+            }
+        }
+        for (i, f) in module.funcs.iter().enumerate() {
+            syms.insert(f.name.clone(), Symbol::Func(i as u32));
+        }
+        Ok(Simulator {
+            module,
+            syms,
+            globals,
+            static_shared: shared.next_multiple_of(16),
+        })
+    }
+
+    /// The `.target` of the module.
+    ///
+    /// ```
+    /// # use ptx_sim::{EXAMPLE_PTX, Simulator};
+    /// assert_eq!(Simulator::new(EXAMPLE_PTX).unwrap().target(), "sm_70");
+    /// ```
+    pub fn target(&self) -> &str {
+        &self.module.target
+    }
+
+    /// Names of the kernels (`.entry` functions) defined in the module.
+    ///
+    /// ```
+    /// # use ptx_sim::{EXAMPLE_PTX, Simulator};
+    /// let sim = Simulator::new(EXAMPLE_PTX).unwrap();
+    /// assert_eq!(sim.kernels().collect::<Vec<_>>(), ["count"]);
+    /// ```
+    pub fn kernels(&self) -> impl Iterator<Item = &str> {
+        self.module
+            .funcs
+            .iter()
+            .filter(|f| f.is_entry && f.body.is_some())
+            .map(|f| f.name.as_str())
+    }
+
+    /// Names of every function (kernels and `.func`s) of the module.
+    ///
+    /// ```
+    /// # use ptx_sim::{EXAMPLE_PTX, Simulator};
+    /// assert_eq!(Simulator::new(EXAMPLE_PTX).unwrap().functions().count(), 1);
+    /// ```
+    pub fn functions(&self) -> impl Iterator<Item = &str> {
+        self.module.funcs.iter().map(|f| f.name.as_str())
+    }
+
+    /// The code address function `name` has in a simulation (what `mov.b64 %rd, name` gives):
+    /// to place a device function pointer into a buffer built on the host.
+    ///
+    /// ```
+    /// # use ptx_sim::{EXAMPLE_PTX, Simulator};
+    /// let sim = Simulator::new(EXAMPLE_PTX).unwrap();
+    /// assert!(sim.function_address("count").is_some());
+    /// assert!(sim.function_address("nothing").is_none());
+    /// ```
+    pub fn function_address(&self, name: &str) -> Option<u64> {
+        match self.syms.get(name) {
+            Some(Symbol::Func(f)) => Some(memory::func_addr(*f)),
+            _ => None,
+        }
+    }
+
+    /// Decodes kernel `name` and every function it can reach.
+    ///
+    /// ```
+    /// # use ptx_sim::{EXAMPLE_PTX, Simulator};
+    /// let sim = Simulator::new(EXAMPLE_PTX).unwrap();
+    /// assert!(sim.kernel("count").is_ok());
+    /// assert!(sim.kernel("missing").unwrap_err().to_string().contains("no kernel named `missing`"));
+    /// // An instruction outside the supported set is named with its PTX line.
+    /// let odd = EXAMPLE_PTX.replace("\tret;", "\tvote.sync.all.pred %p1, 1, -1;\n\tret;");
+    /// let e = Simulator::new(&odd).unwrap().kernel("count").unwrap_err().to_string();
+    /// assert!(e.contains("vote.sync.all.pred") && e.contains("PTX line 19"), "{e}");
+    /// ```
+    pub fn kernel(&self, name: &str) -> Result<Kernel, SimError> {
+        let index = self
+            .module
+            .funcs
+            .iter()
+            .position(|f| f.name == name && f.is_entry && f.body.is_some())
+            .ok_or_else(|| SimError::BadInput(format!("no kernel named `{name}` in the PTX")))?
+            as u32;
+        let mut prog = Program::default();
+        let mut todo = vec![index];
+        let mut entry = None;
+        while let Some(f) = todo.pop() {
+            let (d, reached) = decode::decode_func(&mut prog, &self.module.funcs, f, &self.syms)?;
+            entry.get_or_insert(d);
+            todo.extend(
+                reached
+                    .into_iter()
+                    .filter(|r| !prog.by_module_index.contains_key(r))
+                    .filter(|r| self.module.funcs[*r as usize].body.is_some()),
+            );
+        }
+        // Functions reached only through pointers in data (a completion function stored in a
+        // host-built object): every other device function, where it decodes, so an indirect
+        // call can find it.
+        let indirect = prog
+            .insts
+            .iter()
+            .any(|i| matches!(i.op, Op::Call(Callee::Indirect(_), ..)));
+        for (i, f) in self.module.funcs.iter().enumerate() {
+            let i = i as u32;
+            if !indirect || f.is_entry || f.body.is_none() || prog.by_module_index.contains_key(&i)
+            {
+                continue;
+            }
+            let (insts, funcs) = (prog.insts.len(), prog.funcs.len());
+            let mut todo = vec![i];
+            while let Some(g) = todo.pop() {
+                match decode::decode_func(&mut prog, &self.module.funcs, g, &self.syms) {
+                    Ok((_, reached)) => todo.extend(
+                        reached
+                            .into_iter()
+                            .filter(|r| !prog.by_module_index.contains_key(r))
+                            .filter(|r| self.module.funcs[*r as usize].body.is_some()),
+                    ),
+                    Err(_) => {
+                        // Not executable here: leave it out (calling it faults).
+                        prog.insts.truncate(insts);
+                        prog.opcodes.truncate(insts);
+                        prog.funcs.truncate(funcs);
+                        prog.by_module_index.retain(|_, d| (*d as usize) < funcs);
+                        break;
+                    }
+                }
+            }
+        }
+        // Direct calls named module functions: now name decoded ones.
+        for inst in &mut prog.insts {
+            if let Op::Call(Callee::Direct(f), ..) = &mut inst.op {
+                *f = *prog.by_module_index.get(f).ok_or_else(|| {
+                    SimError::BadInput(format!(
+                        "call at PTX line {} to `{}`, declared but not defined in this PTX",
+                        inst.line, self.module.funcs[*f as usize].name
+                    ))
+                })?;
+            }
+        }
+        Ok(Kernel {
+            name: name.to_string(),
+            prog,
+            entry: entry.unwrap_or(0),
+            globals: self.globals.clone(),
+            static_shared: self.static_shared,
+        })
+    }
+}
+
+impl Kernel {
+    /// Sizes in bytes of the kernel's parameters, in order.
+    ///
+    /// ```
+    /// # use ptx_sim::{EXAMPLE_PTX, Simulator};
+    /// let kernel = Simulator::new(EXAMPLE_PTX).unwrap().kernel("count").unwrap();
+    /// assert_eq!(kernel.param_sizes(), [8]);
+    /// ```
+    pub fn param_sizes(&self) -> Vec<u32> {
+        self.prog.funcs[self.entry as usize]
+            .params
+            .iter()
+            .map(|p| p.1)
+            .collect()
+    }
+
+    /// PTX instructions of the kernel and what it reaches (with a `ret` closing each body).
+    ///
+    /// ```
+    /// # use ptx_sim::{EXAMPLE_PTX, Simulator};
+    /// let kernel = Simulator::new(EXAMPLE_PTX).unwrap().kernel("count").unwrap();
+    /// assert_eq!(kernel.instruction_count(), 9);
+    /// ```
+    pub fn instruction_count(&self) -> usize {
+        self.prog.insts.len()
+    }
+
+    /// Runs one schedule of `launch`, with `hosts` alongside.
+    ///
+    /// ```
+    /// use ptx_sim::{Arg, EXAMPLE_PTX, Launch, Simulator};
+    /// let kernel = Simulator::new(EXAMPLE_PTX).unwrap().kernel("count").unwrap();
+    /// let out = kernel
+    ///     .launch(&Launch::new([3, 1, 1], [32, 1, 1], vec![Arg::Buffer(vec![0; 4])]), Vec::new())
+    ///     .unwrap();
+    /// assert_eq!(out.buffers[0], (0..96u32).sum::<u32>().to_le_bytes());
+    /// ```
+    pub fn launch(&self, launch: &Launch, hosts: Vec<HostThread>) -> Result<Outcome, SimError> {
+        let (grid, block) = (launch.grid, launch.block);
+        if grid.contains(&0) || block.contains(&0) {
+            return Err(SimError::BadInput(format!(
+                "empty launch: grid {grid:?}, block {block:?}"
+            )));
+        }
+        let cta_threads = block.iter().map(|&b| u64::from(b)).product::<u64>();
+        if cta_threads > 1024 {
+            return Err(SimError::BadInput(format!(
+                "a block of {cta_threads} threads is larger than the 1024 a block may have"
+            )));
+        }
+        let ctas = grid.iter().map(|&g| u64::from(g)).product::<u64>();
+        if ctas * cta_threads > 1 << 20 {
+            return Err(SimError::BadInput(format!(
+                "a grid of {} threads is larger than the simulator's 2^20",
+                ctas * cta_threads
+            )));
+        }
+        let info = &self.prog.funcs[self.entry as usize];
+        if launch.args.len() != info.params.len() {
+            return Err(SimError::BadInput(format!(
+                "kernel `{}` takes {} parameters, {} arguments given",
+                self.name,
+                info.params.len(),
+                launch.args.len()
+            )));
+        }
+        let mut mem = memory::Memory::default();
+        for (name, data) in &self.globals {
+            mem.add_region(name, data.clone());
+        }
+        let mut params = vec![0u8; info.param_size as usize];
+        let mut buffers = Vec::new();
+        let mut buffer_regions = Vec::new();
+        for data in &launch.buffers {
+            buffer_regions.push(mem.regions.len());
+            buffers.push(mem.add_region(&format!("buffer {}", buffers.len()), data.clone()));
+        }
+        for (k, (arg, &(slot, size))) in launch.args.iter().zip(&info.params).enumerate() {
+            if let Arg::U128(v) = arg {
+                if size != 16 {
+                    return Err(SimError::BadInput(format!(
+                        "argument {k} of kernel `{}`: a 16-byte value for a {size}-byte parameter",
+                        self.name
+                    )));
+                }
+                let at = slot as usize;
+                params[at..at + 16].copy_from_slice(&v.to_le_bytes());
+                continue;
+            }
+            let (v, want) = match arg {
+                Arg::U8(v) => (u64::from(*v), 1),
+                Arg::U16(v) => (u64::from(*v), 2),
+                Arg::U32(v) => (u64::from(*v), 4),
+                Arg::U64(v) => (*v, 8),
+                Arg::U128(_) => unreachable!("written above"),
+                Arg::Buffer(data) => {
+                    buffer_regions.push(mem.regions.len());
+                    let a = mem.add_region(&format!("buffer {}", buffers.len()), data.clone());
+                    buffers.push(a);
+                    (a, 8)
+                }
+                Arg::Ptr(b, off) => {
+                    let base = *buffers.get(*b).ok_or_else(|| {
+                        SimError::BadInput(format!("argument {k}: no buffer {b} (yet)"))
+                    })?;
+                    (base + off, 8)
+                }
+            };
+            if want != size {
+                return Err(SimError::BadInput(format!(
+                    "argument {k} of kernel `{}`: a {want}-byte value for a {size}-byte parameter",
+                    self.name
+                )));
+            }
+            memory::write(&mut params, slot as usize, u64::from(size), v);
+        }
+        let shared = self.static_shared + u64::from(launch.dynamic_shared);
+        // Shared memory starts uninitialised on a GPU: a recognisable non-zero pattern, so that
+        // a kernel that forgets to initialise it does not pass by luck.
+        mem.shared = vec![vec![SHARED_FILL; shared as usize]; ctas as usize];
+        let mut threads = Vec::with_capacity((ctas * cta_threads) as usize);
+        for c in 0..ctas as u32 {
+            let ctaid = [c % grid[0], c / grid[0] % grid[1], c / (grid[0] * grid[1])];
+            for l in 0..cta_threads as u32 {
+                let tid = [
+                    l % block[0],
+                    l / block[0] % block[1],
+                    l / (block[0] * block[1]),
+                ];
+                threads.push(Thread {
+                    regs: vec![0; info.nregs as usize],
+                    params: params.clone(),
+                    local: vec![0; info.local_size as usize],
+                    frames: vec![Frame {
+                        func: self.entry,
+                        reg_base: 0,
+                        param_base: 0,
+                        local_base: 0,
+                        ret_pc: 0,
+                        ret_to: Vec::new(),
+                    }],
+                    pc: info.entry,
+                    state: State::Ready,
+                    cta: c,
+                    tid,
+                    ctaid,
+                    lin: l,
+                    base: 0,
+                    recent: [(u64::MAX, 0); 4],
+                    recent_at: 0,
+                    carry: false,
+                });
+            }
+        }
+        let n = threads.len();
+        let race = launch.race_detection.then(|| {
+            let mut places: Vec<race::Place> = threads
+                .iter()
+                .map(|t| race::Place {
+                    cta: t.cta,
+                    cluster: t.cta,
+                    device: true,
+                })
+                .collect();
+            for h in 0..hosts.len() as u32 {
+                places.push(race::Place {
+                    cta: u32::MAX - h,
+                    cluster: u32::MAX - h,
+                    device: false,
+                });
+            }
+            race::Race::new(places, launch.seed)
+        });
+        let mut world = World {
+            prog: &self.prog,
+            mem,
+            race,
+            grid,
+            block,
+            time: 0,
+            instructions: 0,
+            progress: false,
+            mb_clocks: Vec::new(),
+            race_hit: None,
+        };
+        let mut s = sched::Scheduler::new(
+            &mut world,
+            threads,
+            hosts,
+            launch.mode,
+            launch.seed,
+            buffers,
+        );
+        let completed = s.run(launch.hang_bound);
+        let findings = std::mem::take(&mut s.findings);
+        let _ = n;
+        Ok(Outcome {
+            seed: launch.seed,
+            completed: completed && findings.is_empty(),
+            findings,
+            buffers: buffer_regions
+                .iter()
+                .map(|&r| world.mem.regions[r].data.clone())
+                .collect(),
+            instructions: world.instructions,
+        })
+    }
+}
