@@ -11,14 +11,17 @@
 //! outright: a read from a write later in its own thread (Causality), two writes of one thread
 //! against program order in coherence (Coherence), and candidates with no values (No-Thin-Air).
 //!
-//! Barriers: when the arrivals of an execution can group into phases so that some thread
-//! waits forever (a barrier that never fills, or barriers waited for in a crossing order), the
-//! execution is a *deadlock*: its threads' events up to the barrier they wait at are checked
-//! for consistency, and a consistent one is reported, not counted among the final states.
+//! Liveness: when the arrivals of an execution can group into phases so that some thread
+//! waits forever (a barrier that never fills, or barriers waited for in a crossing order), or
+//! a thread loops past the unrolling bound while its last iteration reads the final value of
+//! every location it reads (it can never read another: fairness makes every write eventually
+//! visible, and there is none left), the execution is a *deadlock*: its threads' events up to
+//! where they wait are checked for consistency, and a consistent one is reported, not counted
+//! among the final states.
 
 use super::barrier::{self, Phases};
 use super::events::{self, Kind, Path};
-use super::execution;
+use super::execution::{self, Hang};
 use super::graph::Graph;
 use super::program::*;
 use super::races::{Race, Site};
@@ -106,11 +109,12 @@ pub fn decide(t: &Litmus) -> Result<Outcome, String> {
                         .collect()
                 })
                 .collect();
+            let spinning = chosen.iter().any(|p| p.spin.is_some());
             for p in barrier::phasings(&per_thread, &ctas)? {
-                if p.stuck.iter().all(Option::is_none) {
+                if p.stuck.iter().all(Option::is_none) && !spinning {
                     execution::explore(t, &g.with_phases(&p), &mut out, None);
                 } else {
-                    deadlocked(t, &chosen, &g, &p, &mut out)?;
+                    hanging(t, &chosen, &g, &p, &mut out)?;
                 }
             }
             if !advance(
@@ -130,8 +134,11 @@ pub fn decide(t: &Litmus) -> Result<Outcome, String> {
 }
 
 /// Explores the executions in which the barriers complete as `p` says and some threads wait
-/// forever: each thread's events up to the barrier it waits at.
-fn deadlocked(
+/// forever — at a barrier (their events up to it), or in a loop whose last iteration reads
+/// only final values (a write is eventually visible to a thread that keeps reading, so a loop
+/// that still reads an older value would go on and exit; one that reads the last value of
+/// each location it reads can never see another).
+fn hanging(
     t: &Litmus,
     chosen: &[&Path],
     g: &Graph,
@@ -174,19 +181,33 @@ fn deadlocked(
         done,
         stuck: p.stuck.clone(),
     };
-    let sites: Vec<Site> = p
-        .stuck
-        .iter()
-        .enumerate()
-        .filter_map(|(th, e)| {
-            e.map(|e| Site {
+    let mut hang = Hang::default();
+    for (th, e) in p.stuck.iter().enumerate() {
+        if let Some(e) = e {
+            hang.sites.push(Site {
                 thread: th,
-                line: g.evs[e].ev.line,
-                text: g.evs[e].ev.text.clone(),
-            })
-        })
-        .collect();
-    execution::explore(t, &g2.with_phases(&phases), out, Some(&sites));
+                line: g.evs[*e].ev.line,
+                text: g.evs[*e].ev.text.clone(),
+            });
+        }
+    }
+    for (th, path) in cut.iter().enumerate() {
+        if let Some(spin) = &path.spin {
+            hang.sites.push(Site {
+                thread: th,
+                line: spin.line,
+                text: spin.text.clone(),
+            });
+            let f = first2(th).unwrap_or(0);
+            hang.spin_reads.push(
+                (spin.from..path.events.len())
+                    .map(|i| f + i)
+                    .filter(|&x| g2.evs[x].reads())
+                    .collect(),
+            );
+        }
+    }
+    execution::explore(t, &g2.with_phases(&phases), out, Some(&hang));
     Ok(())
 }
 

@@ -1,7 +1,8 @@
 //! From a thread's code to its possible event sequences ("paths"), by symbolic execution: a read
 //! returns a symbolic value (the event it is, `Expr::Var`); a branch on a symbolic value, and a
 //! `cas`, fork the path under a constraint that the chosen reads-from must satisfy. Loops are
-//! unrolled: a path that reaches a label more than [`UNROLL`] times is cut (dropped), as herd does.
+//! unrolled: a path that reaches a label more than [`UNROLL`] times is cut, as herd does, and kept
+//! as a [`Spin`]: a thread that may loop forever (liveness, `enumerate`).
 
 use super::program::*;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -161,6 +162,19 @@ pub struct Path {
     pub constraint_at: Vec<usize>,
     /// Final register values.
     pub regs: BTreeMap<String, Expr>,
+    /// Set when the path was cut in a loop (it passed a label more than [`UNROLL`] times).
+    pub spin: Option<Spin>,
+}
+
+/// Where a path was cut in a loop.
+#[derive(Clone, Debug)]
+pub struct Spin {
+    /// The line of the loop's label.
+    pub line: usize,
+    /// Its text.
+    pub text: String,
+    /// The index of the first event of the loop's last iteration in the path.
+    pub from: usize,
 }
 
 impl Path {
@@ -189,6 +203,7 @@ impl Path {
                 .filter(|&at| at <= n)
                 .collect(),
             regs: BTreeMap::new(),
+            spin: self.spin.clone().filter(|_| n == self.events.len()),
         }
     }
 }
@@ -198,10 +213,12 @@ struct State {
     pc: usize,
     path: Path,
     ctrl: BTreeSet<usize>,
-    visits: HashMap<usize, usize>,
+    /// Per label: how many times the path passed it, and its event count at the last pass.
+    visits: HashMap<usize, (usize, usize)>,
 }
 
-/// Every path of `thread` (bounded by [`UNROLL`] and [`MAX_EVENTS`]); `Err` names the line of a
+/// Every path of `thread` (bounded by [`UNROLL`]: a path cut in a loop is marked as a
+/// [`Spin`], and by [`MAX_EVENTS`]); `Err` names the line of a
 /// path that grew past [`MAX_EVENTS`], or of a barrier whose id or count depends on a loaded
 /// value.
 pub fn paths(
@@ -262,10 +279,20 @@ pub fn paths(
             };
             match &line.instr {
                 Instr::Label(_) => {
-                    let n = st.visits.entry(st.pc - 1).or_insert(0);
-                    *n += 1;
-                    if *n > UNROLL {
-                        break; // cut: the loop ran past its bound
+                    let here = st.path.events.len();
+                    let v = st.visits.entry(st.pc - 1).or_insert((0, here));
+                    v.0 += 1;
+                    let from = std::mem::replace(&mut v.1, here);
+                    if v.0 > UNROLL {
+                        // Cut: the loop ran past its bound. The path is kept as a spin; it is a
+                        // hang in an execution where its last iteration reads final values.
+                        st.path.spin = Some(Spin {
+                            line: line.line,
+                            text: line.text.clone(),
+                            from,
+                        });
+                        done.push(st.path);
+                        break;
                     }
                 }
                 Instr::Ld {

@@ -19,9 +19,19 @@ use std::collections::{BTreeMap, HashSet};
 /// The most final states one execution may have (its locations' co-maximal writes).
 const MAX_FINAL_STATES: usize = 4096;
 
+/// Threads of an execution that may wait forever.
+#[derive(Default)]
+pub(crate) struct Hang {
+    /// Where they wait (a barrier, or a loop's label).
+    pub sites: Vec<Site>,
+    /// Per spinning thread, the reads of its loop's last iteration: the thread spins forever
+    /// when each reads a co-maximal write.
+    pub spin_reads: Vec<Vec<usize>>,
+}
+
 /// Explores the executions of `g` into `out`; with `deadlock`, they are executions in which
 /// the threads of those sites wait forever: consistent ones are counted as deadlocked.
-pub(crate) fn explore(t: &Litmus, g: &Graph, out: &mut Outcome, deadlock: Option<&[Site]>) {
+pub(crate) fn explore(t: &Litmus, g: &Graph, out: &mut Outcome, deadlock: Option<&Hang>) {
     let n = g.evs.len();
     let reads: Vec<usize> = (0..n).filter(|&i| g.evs[i].reads()).collect();
     let options: Vec<Vec<usize>> = reads
@@ -118,7 +128,7 @@ struct RfSearch<'a> {
     totals: &'a [Vec<Vec<usize>>],
     fscs: &'a [Vec<(usize, usize)>],
     co_total: u64,
-    deadlock: Option<&'a [Site]>,
+    deadlock: Option<&'a Hang>,
 }
 
 impl RfSearch<'_> {
@@ -219,7 +229,7 @@ impl RfSearch<'_> {
                 }
             }
             match axioms::check_co(g, &c, rf, &co) {
-                Ok(()) => self.record(v, &c, &co, out),
+                Ok(()) => self.record(rf, v, &c, &co, out),
                 Err(a) => *out.rejected_by.entry(a.to_string()).or_insert(0) += 1,
             }
             if !advance(&mut pick, &sizes) {
@@ -229,11 +239,28 @@ impl RfSearch<'_> {
     }
 
     /// Records a consistent execution.
-    fn record(&self, v: &Values, c: &axioms::Causal, co: &Rel, out: &mut Outcome) {
+    fn record(
+        &self,
+        rf: &[Option<usize>],
+        v: &Values,
+        c: &axioms::Causal,
+        co: &Rel,
+        out: &mut Outcome,
+    ) {
         let (t, g) = (self.t, self.g);
-        if let Some(sites) = self.deadlock {
-            out.deadlocked += 1;
-            out.deadlocks.extend(sites.iter().cloned());
+        if let Some(h) = self.deadlock {
+            let last = |w: usize| {
+                let l = g.evs[w].loc.expect("a write has a location");
+                g.writes_to(l).into_iter().all(|x| !co.has(w, x))
+            };
+            let spins_forever = h
+                .spin_reads
+                .iter()
+                .all(|reads| reads.iter().all(|&r| rf[r].is_some_and(last)));
+            if spins_forever {
+                out.deadlocked += 1;
+                out.deadlocks.extend(h.sites.iter().cloned());
+            }
             return;
         }
         let states: Vec<BTreeMap<String, i64>> = final_states(t, g, v, co)

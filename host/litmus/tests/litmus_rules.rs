@@ -207,3 +207,24 @@ fn refused_constructs_get_one_line_naming_the_construct_and_its_line() {
         assert_eq!(msg.lines().count(), 1, "{msg}");
     }
 }
+
+#[test]
+fn a_spin_that_can_read_only_a_stale_final_value_is_a_deadlock_in_those_executions() {
+    // P1 sets the flag and resets it: P0 may see the 1 and leave, or miss it and spin forever
+    // on the final 0 (fairness gives it no newer write to see).
+    let t = "PTX S\n{ f=0; }\n P0@cta 0,gpu 0 | P1@cta 1,gpu 0 ;\n LC00: | st.relaxed.gpu f, 1 ;\n \
+             ld.relaxed.gpu r0, f | st.relaxed.gpu f, 0 ;\n beq r0, 0, LC00 | ;\nexists (P0:r0 == 1)\n";
+    let o = decide(&parse("t", t).unwrap()).unwrap();
+    assert_eq!(o.verdict(), "Ok");
+    assert!(o.deadlocked > 0);
+    let sites: Vec<(usize, &str)> = o
+        .deadlocks
+        .iter()
+        .map(|s| (s.thread, s.text.as_str()))
+        .collect();
+    assert_eq!(sites, vec![(0, "LC00:")]);
+    // Without the reset, the spin always ends: no deadlock.
+    let set = t.replace("st.relaxed.gpu f, 0", "");
+    let o = decide(&parse("t", &set).unwrap()).unwrap();
+    assert_eq!((o.verdict(), o.deadlocked), ("Ok", 0));
+}
