@@ -46,3 +46,4 @@ pub mod parse;
 pub mod program;
 pub mod races;
 pub mod relation;
+mod scope_tree;

@@ -88,7 +88,7 @@ pub fn parse(file: &str, text: &str) -> Result<Litmus, ParseError> {
     };
     let mut words = header.split_whitespace();
     let arch = words.next().unwrap_or("");
-    if !matches!(arch, "PTX" | "ptx") {
+    if !matches!(arch, "PTX" | "ptx" | "GPU_PTX") {
         return Err(cx.err(
             hl,
             arch,
@@ -150,7 +150,11 @@ pub fn parse(file: &str, text: &str) -> Result<Litmus, ParseError> {
             i += 1;
             continue;
         }
-        if is_condition_start(t) || t.starts_with("locations") || t.starts_with("filter") {
+        if is_condition_start(t)
+            || t.starts_with("locations")
+            || t.starts_with("filter")
+            || t.starts_with("scopeTree")
+        {
             break;
         }
         let row = t.strip_suffix(';').unwrap_or(t);
@@ -190,6 +194,36 @@ pub fn parse(file: &str, text: &str) -> Result<Litmus, ParseError> {
         } else if t.starts_with("<<") {
             i = skip_until(&lines, i, '>')
                 .ok_or_else(|| cx.err(ln, "<<", "`<<` is not closed by `>>`"))?;
+        } else if t.starts_with("scopeTree") {
+            // herd's GPU_PTX placement, to the balancing `)`, then its memory map.
+            let from = i;
+            let mut depth = 0i64;
+            let mut opened = false;
+            while i < lines.len() {
+                for ch in lines[i].1.chars() {
+                    match ch {
+                        '(' => {
+                            depth += 1;
+                            opened = true;
+                        }
+                        ')' => depth -= 1,
+                        _ => {}
+                    }
+                }
+                i += 1;
+                if opened && depth <= 0 {
+                    break;
+                }
+            }
+            for (tid, place) in super::scope_tree::parse(&cx, &lines[from..i])? {
+                let th = threads.get_mut(tid).ok_or_else(|| {
+                    cx.err(ln, &format!("P{tid}"), "no such thread in the scope tree")
+                })?;
+                th.place = place;
+            }
+            while i < lines.len() && is_memory_map(lines[i].1) {
+                i += 1;
+            }
         } else if let Some(rest) = t.strip_prefix("filter") {
             let mut flines = vec![(ln, rest)];
             i += 1;
@@ -229,6 +263,16 @@ pub fn parse(file: &str, text: &str) -> Result<Litmus, ParseError> {
         prop,
         filter,
     })
+}
+
+/// herd's GPU_PTX memory map line: `x: global, y: shared` (state spaces are not modelled).
+fn is_memory_map(l: &str) -> bool {
+    let l = l.trim();
+    !l.is_empty()
+        && l.split(',').all(|item| {
+            matches!(item.split_once(':'), Some((n, sp)) if is_ident(n.trim())
+                && matches!(sp.trim(), "global" | "shared" | "local"))
+        })
 }
 
 /// The index of the line after the one (at or after `from`) that contains `close`.
