@@ -409,9 +409,8 @@ impl MemQuals {
             }
         }
         let sem = sem.unwrap_or(if atomic { Sem::Relaxed } else { Sem::Weak });
-        if sem == Sem::Weak && scope.is_some() && !sc {
-            return Err(cx.err(ln, head, "a weak operation has no scope"));
-        }
+        // Dat3M's grammar allows a scope after `.weak` (`st.weak.gpu`); a weak operation has
+        // none in PTX (table 20), so it is ignored.
         let sem = if sc { None } else { Some(sem) };
         let scope = if host || volatile {
             Scope::Sys

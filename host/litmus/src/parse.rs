@@ -240,15 +240,16 @@ pub fn parse(file: &str, text: &str) -> Result<Litmus, ParseError> {
             ));
         }
     }
-    let Some(&(ql, _)) = lines.get(i) else {
-        return Err(cx.err(
-            lines.len().max(1),
-            "",
-            "missing the final condition (`exists`, `~exists` or `forall`)",
-        ));
+    // Dat3M's grammar makes the condition optional: without one, the question is whether
+    // the program has a consistent execution (`exists (true)`).
+    let (ql, quantifier, prop) = match lines.get(i) {
+        Some(&(ql, _)) => {
+            let cond_lines: Vec<(usize, &str)> = lines[i..].to_vec();
+            let (q, p) = cond::parse_condition(&cx, &cond_lines)?;
+            (ql, q, p)
+        }
+        None => (lines.len().max(1), Quantifier::Exists, Prop::True),
     };
-    let cond_lines: Vec<(usize, &str)> = lines[i..].to_vec();
-    let (quantifier, prop) = cond::parse_condition(&cx, &cond_lines)?;
     check_labels(&cx, &threads)?;
     cond::check_terms(&cx, ql, &prop, &threads)?;
     if let Some(f) = &filter {
