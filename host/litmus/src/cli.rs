@@ -165,8 +165,8 @@ fn print_outcome(name: &str, o: &Outcome, races: bool) {
     );
     for d in &o.deadlocks {
         println!(
-            "deadlock: P{}:{} `{}` waits forever ({} of the consistent executions)",
-            d.thread, d.line, d.text, o.deadlocked
+            "deadlock: P{}:{} `{}` waits forever",
+            d.thread, d.line, d.text
         );
     }
     if races {

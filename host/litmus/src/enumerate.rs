@@ -46,7 +46,9 @@ pub struct Outcome {
     pub races: BTreeSet<Race>,
     /// How many candidates each axiom rejected (the first violated one).
     pub rejected_by: BTreeMap<String, u64>,
-    /// Consistent executions in which some thread waits forever.
+    /// Ways the threads may run (one path per thread and one grouping of barrier arrivals)
+    /// that have a consistent execution in which some thread waits forever (the search stops
+    /// at the first such execution of each).
     pub deadlocked: u64,
     /// The instructions threads wait at forever, over those executions.
     pub deadlocks: BTreeSet<Site>,

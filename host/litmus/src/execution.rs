@@ -97,6 +97,7 @@ pub(crate) fn explore(t: &Litmus, g: &Graph, out: &mut Outcome, deadlock: Option
         fscs: &fscs,
         co_total,
         deadlock,
+        found: std::cell::Cell::new(false),
     };
     ctx.assign(0, &mut rf, out);
 }
@@ -129,11 +130,16 @@ struct RfSearch<'a> {
     fscs: &'a [Vec<(usize, usize)>],
     co_total: u64,
     deadlock: Option<&'a Hang>,
+    /// Set once a deadlocked execution is found: one is enough to report the hang.
+    found: std::cell::Cell<bool>,
 }
 
 impl RfSearch<'_> {
     fn assign(&self, k: usize, rf: &mut Vec<Option<usize>>, out: &mut Outcome) {
         let g = self.g;
+        if self.found.get() {
+            return;
+        }
         if k == self.reads.len() {
             let vals = Values::compute(g, rf);
             let own_future = self.reads.iter().any(|&r| g.po.has(r, rf[r].unwrap()));
@@ -153,6 +159,9 @@ impl RfSearch<'_> {
                 }
                 Some(v) => {
                     for fsc in self.fscs {
+                        if self.found.get() {
+                            break;
+                        }
                         self.explore_co(rf, v, fsc, out);
                     }
                 }
@@ -228,6 +237,9 @@ impl RfSearch<'_> {
                     }
                 }
             }
+            if self.found.get() {
+                break;
+            }
             match axioms::check_co(g, &c, rf, &co) {
                 Ok(()) => self.record(rf, v, &c, &co, out),
                 Err(a) => *out.rejected_by.entry(a.to_string()).or_insert(0) += 1,
@@ -260,6 +272,7 @@ impl RfSearch<'_> {
             if spins_forever {
                 out.deadlocked += 1;
                 out.deadlocks.extend(h.sites.iter().cloned());
+                self.found.set(true);
             }
             return;
         }
