@@ -175,12 +175,12 @@ pub fn check_co(g: &Graph, c: &Causal, rf_choice: &[Option<usize>], co: &Rel) ->
         }
     }
     // 8.10.3 Atomicity of RMW: A reads from W' co-before a morally strong W co-before A.
-    for a in 0..n {
+    for (a, w1) in rf_choice.iter().enumerate() {
         let e = &g.evs[a];
         if !(e.atomic() && e.writes()) {
             continue;
         }
-        let Some(w1) = rf_choice[a] else { continue };
+        let Some(w1) = *w1 else { continue };
         for w in bits(co.row(w1)) {
             if w != a && co.has(w, a) && g.is_ms(a, w) {
                 return Err(Axiom::Atomicity);
@@ -199,8 +199,8 @@ pub fn check_co(g: &Graph, c: &Causal, rf_choice: &[Option<usize>], co: &Rel) ->
         }
     }
     // 8.10.6 Causality: irreflexive((rf ∪ fr) ; cause).
-    for r in 0..n {
-        if let Some(w) = rf_choice[r]
+    for (r, w) in rf_choice.iter().enumerate() {
+        if let Some(w) = *w
             && cause.has(r, w)
         {
             return Err(Axiom::Causality);
@@ -231,16 +231,18 @@ fn thin_air(g: &Graph, rf_choice: &[Option<usize>]) -> bool {
             adj[w_node(*w)].push(r);
         }
     }
-    for a in 0..n {
+    for (a, succ) in adj.iter_mut().enumerate().take(n) {
         for b in bits(g.dep.row(a)) {
-            adj[a].push(b);
+            succ.push(b);
             if rmw(b) {
-                adj[a].push(n + b);
+                succ.push(n + b);
             }
         }
+    }
+    for (a, e) in g.evs.iter().enumerate() {
         if rmw(a) {
             let mut own = std::collections::BTreeSet::new();
-            if let Some(v) = &g.evs[a].ev.value {
+            if let Some(v) = &e.ev.value {
                 v.vars(&mut own);
             }
             if own.contains(&a) {
