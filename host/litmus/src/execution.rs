@@ -34,12 +34,20 @@ pub(crate) struct Hang {
 pub(crate) fn explore(t: &Litmus, g: &Graph, out: &mut Outcome, deadlock: Option<&Hang>) {
     let n = g.evs.len();
     let reads: Vec<usize> = (0..n).filter(|&i| g.evs[i].reads()).collect();
+    // A spinning read of a hanging execution must read a co-maximal write: never the initial
+    // write when the location has another, nor a write its own thread overwrites later.
+    let spin_read = |r: usize| deadlock.is_some_and(|h| h.spin_reads.iter().any(|v| v.contains(&r)));
+    let may_be_last = |w: usize| {
+        let ws = g.writes_to(g.evs[w].loc.unwrap());
+        let overwritten = ws.iter().any(|&x| x != w && g.po.has(w, x));
+        !overwritten
+    };
     let options: Vec<Vec<usize>> = reads
         .iter()
         .map(|&r| {
             g.writes_to(g.evs[r].loc.unwrap())
                 .into_iter()
-                .filter(|&w| w != r)
+                .filter(|&w| w != r && (!spin_read(r) || may_be_last(w)))
                 .collect()
         })
         .collect();
