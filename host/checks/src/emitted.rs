@@ -393,6 +393,7 @@ fn program_with(
         init_regs: BTreeMap::new(),
         quantifier: Quantifier::Exists,
         filter: None,
+        aliases: BTreeMap::new(),
         prop,
     })
 }

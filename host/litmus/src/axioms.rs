@@ -116,11 +116,19 @@ pub fn causal(
     }
     let base = base.closure();
 
-    // Proxy-preserved base causality: memory operations to the same location (generic proxy).
+    // Proxy-preserved base causality (8.9.5): memory operations "performed to the same address,
+    // using the generic proxy", or aliases "and there is an alias proxy fence along the base
+    // causality path from X to Y".
     let mut ppbase = Rel::new(n);
     for i in 0..n {
         if let Some(l) = g.evs[i].loc {
-            next_or(&mut ppbase, i, base.row(i) & g.on_loc[l]);
+            let mut reach = g.same_vaddr[i];
+            for &f in &g.alias_fences {
+                if base.has(i, f) {
+                    reach |= base.row(f);
+                }
+            }
+            next_or(&mut ppbase, i, base.row(i) & g.on_loc[l] & reach);
         }
     }
     // Causality order: ppbase ∪ obs ; ppbase.

@@ -144,7 +144,7 @@ impl Event {
     pub fn is_strong(&self) -> bool {
         match &self.kind {
             Kind::Mem { sem, .. } => *sem != Sem::Weak,
-            Kind::Fence(_) => true,
+            Kind::Fence(k) => *k != FenceKind::ProxyAlias,
             Kind::Barrier { .. } => false,
         }
     }

@@ -36,7 +36,8 @@ pub(crate) fn explore(t: &Litmus, g: &Graph, out: &mut Outcome, deadlock: Option
     let reads: Vec<usize> = (0..n).filter(|&i| g.evs[i].reads()).collect();
     // A spinning read of a hanging execution must read a co-maximal write: never the initial
     // write when the location has another, nor a write its own thread overwrites later.
-    let spin_read = |r: usize| deadlock.is_some_and(|h| h.spin_reads.iter().any(|v| v.contains(&r)));
+    let spin_read =
+        |r: usize| deadlock.is_some_and(|h| h.spin_reads.iter().any(|v| v.contains(&r)));
     let may_be_last = |w: usize| {
         let ws = g.writes_to(g.evs[w].loc.unwrap());
         let overwritten = ws.iter().any(|&x| x != w && g.po.has(w, x));
@@ -410,6 +411,17 @@ fn final_states(t: &Litmus, g: &Graph, v: &Values, co: &Rel) -> Vec<BTreeMap<Str
         regs.entry(format!("P{tid}:{r}")).or_insert(*val);
     }
     let mut states = vec![regs];
+    // An alias's final value is its location's.
+    let names = |l: &str| -> Vec<String> {
+        std::iter::once(l.to_string())
+            .chain(
+                t.aliases
+                    .iter()
+                    .filter(|(_, p)| *p == l)
+                    .map(|(a, _)| a.clone()),
+            )
+            .collect()
+    };
     for (l, name) in g.locs.iter().enumerate() {
         let ws = g.writes_to(l);
         let mut finals: Vec<i64> = ws
@@ -423,7 +435,9 @@ fn final_states(t: &Litmus, g: &Graph, v: &Values, co: &Rel) -> Vec<BTreeMap<Str
         for s in &states {
             for &f in &finals {
                 let mut s2 = s.clone();
-                s2.insert(name.clone(), f);
+                for n in names(name) {
+                    s2.insert(n, f);
+                }
                 next.push(s2);
             }
         }

@@ -49,6 +49,14 @@ impl Ev {
             _ => None,
         }
     }
+    /// The virtual address of a memory operation (its location as written; the initial write's
+    /// is its location).
+    pub fn vaddr(&self) -> Option<&str> {
+        match &self.ev.kind {
+            Kind::Mem { loc, .. } => Some(loc),
+            _ => None,
+        }
+    }
     fn strong(&self) -> bool {
         self.init.is_some() || self.ev.is_strong()
     }
@@ -87,24 +95,29 @@ pub struct Graph {
     pub regs: Vec<BTreeMap<String, Expr>>,
     /// Maximal sets of pairwise morally strong operations per location (SC per location).
     pub cliques: Vec<u128>,
+    /// Per event, the memory operations to the same virtual address (8.2: they overlap).
+    pub same_vaddr: Vec<u128>,
+    /// The `fence.proxy.alias` events.
+    pub alias_fences: Vec<usize>,
 }
 
 impl Graph {
     /// Builds the graph of one path per thread.
     pub fn build(t: &Litmus, paths: &[&Path]) -> Result<Graph, String> {
+        let phys = |l: &str| t.aliases.get(l).cloned().unwrap_or_else(|| l.to_string());
         let mut locs: Vec<String> = t.init_mem.keys().cloned().collect();
         for p in paths {
             for e in &p.events {
                 if let Kind::Mem { loc, .. } = &e.kind
-                    && !locs.contains(loc)
+                    && !locs.contains(&phys(loc))
                 {
-                    locs.push(loc.clone());
+                    locs.push(phys(loc));
                 }
             }
         }
         for l in cond_locs(&t.prop) {
-            if !locs.contains(&l) {
-                locs.push(l);
+            if !locs.contains(&phys(&l)) {
+                locs.push(phys(&l));
             }
         }
         let total = locs.len() + paths.iter().map(|p| p.events.len()).sum::<usize>();
@@ -156,7 +169,7 @@ impl Graph {
                     }
                 }
                 let loc = match &e.kind {
-                    Kind::Mem { loc, .. } => locs.iter().position(|l| l == loc),
+                    Kind::Mem { loc, .. } => locs.iter().position(|l| *l == phys(loc)),
                     _ => None,
                 };
                 evs.push(Ev {
@@ -183,6 +196,27 @@ impl Graph {
                 on_loc[l] |= 1 << i;
             }
         }
+        // Virtual addresses: operations through different aliases of one location do not
+        // overlap (8.2: "Two memory operations are said to overlap when they specify the same
+        // virtual address"); the initial write counts as every alias of its location.
+        let mut same_vaddr = vec![0u128; n];
+        for i in 0..n {
+            for j in 0..n {
+                let same = match (evs[i].vaddr(), evs[j].vaddr()) {
+                    (Some(a), Some(b)) => {
+                        evs[i].loc == evs[j].loc
+                            && (a == b || evs[i].init.is_some() || evs[j].init.is_some())
+                    }
+                    _ => false,
+                };
+                if same {
+                    same_vaddr[i] |= 1 << j;
+                }
+            }
+        }
+        let alias_fences: Vec<usize> = (0..n)
+            .filter(|&i| matches!(evs[i].ev.kind, Kind::Fence(FenceKind::ProxyAlias)))
+            .collect();
         let mut po = Rel::new(n);
         for i in 0..n {
             for j in 0..n {
@@ -200,14 +234,19 @@ impl Graph {
         let mut ms = vec![0u128; n];
         for i in 0..n {
             for j in 0..n {
-                if i != j && morally_strong(&evs[i], &evs[j], place(&evs[i]), place(&evs[j])) {
+                let overlap =
+                    evs[i].loc.is_none() || evs[j].loc.is_none() || same_vaddr[i] >> j & 1 == 1;
+                if i != j
+                    && overlap
+                    && morally_strong(&evs[i], &evs[j], place(&evs[i]), place(&evs[j]))
+                {
                     ms[i] |= 1 << j;
                 }
             }
         }
         // Set per way the barriers complete (`with_phases`).
         let bar_sync = Rel::new(n);
-        let (release, acquire) = patterns(&evs, &po);
+        let (release, acquire) = patterns(&evs, &po, &same_vaddr);
         let mut sc_pairs = Vec::new();
         for i in 0..n {
             for j in i + 1..n {
@@ -239,6 +278,8 @@ impl Graph {
             constraints,
             regs,
             cliques,
+            same_vaddr,
+            alias_fences,
         })
     }
 
@@ -356,7 +397,7 @@ fn morally_strong(a: &Ev, b: &Ev, pa: Option<Placement>, pb: Option<Placement>) 
 /// Pairs of (pattern end, memory operation of the pattern).
 type Patterns = Vec<(usize, usize)>;
 
-fn patterns(evs: &[Ev], po: &Rel) -> (Patterns, Patterns) {
+fn patterns(evs: &[Ev], po: &Rel, same_vaddr: &[u128]) -> (Patterns, Patterns) {
     let n = evs.len();
     let mut rel = Vec::new();
     let mut acq = Vec::new();
@@ -374,7 +415,7 @@ fn patterns(evs: &[Ev], po: &Rel) -> (Patterns, Patterns) {
                         rel.push((f, f));
                     }
                     for w in 0..n {
-                        if po.has(f, w) && evs[w].loc == evs[f].loc && strong_write(w) {
+                        if po.has(f, w) && same_vaddr[f] >> w & 1 == 1 && strong_write(w) {
                             rel.push((f, w));
                         }
                     }
@@ -384,10 +425,10 @@ fn patterns(evs: &[Ev], po: &Rel) -> (Patterns, Patterns) {
                     if evs[f].reads() {
                         acq.push((f, f));
                     }
-                    for r in 0..n {
+                    for (r, e) in evs.iter().enumerate() {
                         if po.has(r, f)
-                            && evs[r].thread.is_some()
-                            && evs[r].loc == evs[f].loc
+                            && e.thread.is_some()
+                            && same_vaddr[f] >> r & 1 == 1
                             && strong_read(r)
                         {
                             acq.push((f, r));

@@ -230,6 +230,12 @@ fn parse_instr(
                     // or weak fence, and such a fence orders nothing.
                     "relaxed" | "weak" if head == "fence" => kind = None,
                     "gl" if head == "membar" => scope = Some(Scope::Gpu),
+                    "proxy" if quals[1..] == ["proxy", "alias"] && head == "fence" => {
+                        return Ok(vec![Instr::Fence {
+                            kind: FenceKind::ProxyAlias,
+                            scope: Scope::Cta,
+                        }]);
+                    }
                     "proxy" | "op_restrict" | "mbarrier_init" => {
                         return Err(cx.err(ln, mnemonic, format!("unsupported instruction `{mnemonic}`: proxy fences are not modelled (generic proxy only)")));
                     }

@@ -6,8 +6,11 @@
 //! 8.10 as the text states them ([`axioms`]): Coherence, Fence-SC, Atomicity, No-Thin-Air,
 //! SC per location and Causality, over morally strong operations, scopes, observation order,
 //! release and acquire patterns and causality order. Data races (8.7.1) are reported per
-//! consistent execution ([`races`]). Only the generic proxy is modelled: textures, surfaces,
-//! constant memory, aliases and proxy fences are refused by name.
+//! consistent execution ([`races`]). The generic proxy is modelled, with virtual aliases
+//! (Dat3M's `y = x`, `y@generic aliases x`) and `fence.proxy.alias` (8.9.5, rule 3): accesses
+//! through different aliases do not overlap (8.2), and are ordered by causality only through an
+//! alias proxy fence. Textures, surfaces, constant memory and their proxy fences are refused by
+//! name.
 //!
 //! The command `ptx-litmus FILE_OR_DIR... [--races] [--json]` ([`cli`]; also `cargo host litmus`
 //! in a scoped-atomics checkout) decides files and directories of tests. (The scoped-atomics
@@ -27,7 +30,7 @@
 //!
 //! The dialects: herd7's and Dat3M's PTX litmus grammars (`PTX` header, `Pn@cta C,gpu G`
 //! placement, Dat3M's `LitmusPTX.g4` forms: register assignments spelled `ld r, v`, `mul`/`div`,
-//! pointer initialisers `P0:r1=&x`, `filter`, `final … with`, `not`, optional condition) and
+//! registers holding addresses `P0:r1=&x`, `filter`, `final … with`, `not`, optional condition) and
 //! herd's `GPU_PTX` (typed and cache-operator accesses through `[reg]`, `mov`, `setp`, guarded
 //! `@p`/`@!p` instructions, `cvt`, `membar.{cta,gl,sys}`, the `scopeTree` placement). A
 //! construct of another proxy (textures, surfaces, constants, aliases, proxy fences) is refused

@@ -134,7 +134,16 @@ pub fn parse(file: &str, text: &str) -> Result<Litmus, ParseError> {
     }
     let mut init = parse_init(&cx, &init)?;
     let reg_ptrs = init.resolve();
-    let (init_mem, init_regs) = (init.mem, init.regs);
+    let (init_mem, init_regs, aliases) = (init.mem, init.regs, init.aliases);
+    for (virt, phys) in &aliases {
+        if aliases.contains_key(phys) || init_mem.contains_key(virt) {
+            return Err(cx.err(
+                cl,
+                virt,
+                format!("`{virt}` is both a location and an alias (of `{phys}`)"),
+            ));
+        }
+    }
     skip_blank(&mut i);
     // Thread header and instruction rows.
     let Some(&(tl, theader)) = lines.get(i) else {
@@ -263,6 +272,7 @@ pub fn parse(file: &str, text: &str) -> Result<Litmus, ParseError> {
         quantifier,
         prop,
         filter,
+        aliases,
     })
 }
 
@@ -338,23 +348,23 @@ fn strip_comments(text: &str) -> String {
     out
 }
 
-/// The initial state as written: values, and the locations whose address a register or a
-/// location holds (`P0:r0=&x`, `P0:r0=x`, `y=&x`).
+/// The initial state as written: values, the locations whose address a register holds
+/// (`P0:r0=&x`, `P0:r0=x`), and virtual aliases (`y=&x`, `y=x`, `y@generic aliases x`).
 #[derive(Default)]
 struct Init {
     mem: BTreeMap<String, i64>,
     regs: BTreeMap<(usize, String), i64>,
     reg_ptrs: BTreeMap<(usize, String), String>,
-    mem_ptrs: BTreeMap<String, String>,
+    aliases: BTreeMap<String, String>,
 }
 
 impl Init {
     /// Gives every location named in the state an address (`0x1000 × (k + 1)` by name order),
-    /// stores the addresses in the pointers, and returns the register → location map per thread.
+    /// stores the addresses in the pointer registers, and returns the register → location map
+    /// per thread.
     fn resolve(&mut self) -> BTreeMap<(usize, String), String> {
         let mut names: Vec<String> = self.mem.keys().cloned().collect();
         names.extend(self.reg_ptrs.values().cloned());
-        names.extend(self.mem_ptrs.values().cloned());
         names.sort();
         names.dedup();
         let addr = |n: &str| 0x1000 * (names.iter().position(|m| m == n).unwrap() as i64 + 1);
@@ -362,17 +372,17 @@ impl Init {
             self.regs.insert(k.clone(), addr(target));
             self.mem.entry(target.clone()).or_insert(0);
         }
-        for (l, target) in &self.mem_ptrs {
-            self.mem.insert(l.clone(), addr(target));
+        for target in self.aliases.values() {
             self.mem.entry(target.clone()).or_insert(0);
         }
         self.reg_ptrs.clone()
     }
 }
 
-/// `x=0; P0:r0=0; 1:r1=2; int y = 1; uint32_t z; w:global; P0:r2=&x; P1:r3=y; p=&x;` — types
+/// `x=0; P0:r0=0; 1:r1=2; int y = 1; uint32_t z; w:global; P0:r2=&x; P1:r3=y; a=&x;` — types
 /// and state spaces are accepted and ignored: every location is a naturally aligned scalar of
-/// its own. Dat3M's proxy declarations (`x@texture aliases y`) are refused by name.
+/// its own, or a virtual alias of one (`a=&x`, `a=x`, `a@generic aliases x`: Dat3M's reading).
+/// Aliases through other proxies (`a@texture aliases x`) are refused by name.
 fn parse_init(cx: &Ctx, init: &[(usize, String)]) -> Result<Init, ParseError> {
     let mut st = Init::default();
     for (ln, chunk) in init {
@@ -381,12 +391,22 @@ fn parse_init(cx: &Ctx, init: &[(usize, String)]) -> Result<Init, ParseError> {
             if item.is_empty() {
                 continue;
             }
-            if item.contains('@') {
-                return Err(cx.err(
-                    *ln,
-                    item,
-                    "unsupported proxy declaration (`LOC@PROXY aliases LOC`): only the generic proxy is modelled",
-                ));
+            if let Some((virt, rest)) = item.split_once('@') {
+                // Dat3M's `y@PROXY aliases x`: only generic virtual aliases are modelled.
+                let words: Vec<&str> = rest.split_whitespace().collect();
+                match words.as_slice() {
+                    ["generic", "aliases", phys] if is_ident(virt.trim()) && is_ident(phys) => {
+                        st.aliases.insert(virt.trim().to_string(), phys.to_string());
+                        continue;
+                    }
+                    _ => {
+                        return Err(cx.err(
+                            *ln,
+                            item,
+                            "unsupported proxy declaration (`LOC@PROXY aliases LOC` with a texture, surface or constant proxy): only the generic proxy is modelled",
+                        ));
+                    }
+                }
             }
             let (lhs, rhs) = match item.split_once('=') {
                 Some((l, r)) => (l.trim(), Some(r.trim())),
@@ -440,8 +460,9 @@ fn parse_init(cx: &Ctx, init: &[(usize, String)]) -> Result<Init, ParseError> {
                 return Err(cx.err(*ln, name, "expected a location or register name"));
             }
             match pointee {
+                // Dat3M's `y = x` / `y = &x` for locations: y is a virtual alias of x.
                 Some(p) => {
-                    st.mem_ptrs.insert(name.to_string(), p);
+                    st.aliases.insert(name.to_string(), p);
                 }
                 None => {
                     st.mem.insert(name.to_string(), value);

@@ -150,16 +150,20 @@ pub enum FenceKind {
     Acquire,
     /// `fence.release` (PTX 8.6): release only.
     Release,
+    /// `fence.proxy.alias`: a proxy fence (not a memory fence, table 20) that makes accesses
+    /// through virtual aliases ordered by causality through it (8.9.5, proxy-preserved base
+    /// causality order, rule 3).
+    ProxyAlias,
 }
 
 impl FenceKind {
     /// Whether the fence completes an acquire pattern.
     pub fn acquires(self) -> bool {
-        !matches!(self, FenceKind::Release)
+        !matches!(self, FenceKind::Release | FenceKind::ProxyAlias)
     }
     /// Whether the fence starts a release pattern.
     pub fn releases(self) -> bool {
-        !matches!(self, FenceKind::Acquire)
+        !matches!(self, FenceKind::Acquire | FenceKind::ProxyAlias)
     }
 }
 
@@ -537,4 +541,7 @@ pub struct Litmus {
     /// herd's `filter PROP`: executions whose final state does not satisfy it are left out
     /// before the condition is evaluated.
     pub filter: Option<Prop>,
+    /// Virtual aliases (Dat3M's `y = x`, `y = &x`, `y@generic aliases x`): a location name
+    /// that is another virtual address of the memory location it maps to.
+    pub aliases: BTreeMap<String, String>,
 }

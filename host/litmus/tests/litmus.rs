@@ -246,7 +246,7 @@ fn cli_exits_2_on_unsupported_or_bad_input_and_still_decides_the_rest() {
     ]);
     assert_eq!(code, 2);
     assert!(
-        err.contains("cowr-alias.litmus:6:") && err.contains("fence.proxy.alias"),
+        err.contains("cowr-alias.litmus:6:") && err.contains("fence.proxy.texture"),
         "{err}"
     );
     assert!(

@@ -172,9 +172,9 @@ fn refused_constructs_get_one_line_naming_the_construct_and_its_line() {
             "aliases",
         ),
         (
-            "{ x=0; }\n P0@cta 0,gpu 0 ;\n fence.proxy.alias ;",
+            "{ x=0; }\n P0@cta 0,gpu 0 ;\n fence.proxy.tensormap::generic ;",
             4,
-            "fence.proxy.alias",
+            "fence.proxy",
         ),
         ("{ x=0; }\n P0@cta 0,gpu 0 ;\n tld r0, x ;", 4, "tld"),
         (
