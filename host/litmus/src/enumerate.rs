@@ -207,6 +207,12 @@ fn hanging(
                     .filter(|&x| g2.evs[x].reads())
                     .collect(),
             );
+            hang.spin_regs.push(
+                spin.regs
+                    .iter()
+                    .map(|(a, b)| (a.shifted(f), b.shifted(f)))
+                    .collect(),
+            );
         }
     }
     execution::explore(t, &g2.with_phases(&phases), out, Some(&hang));

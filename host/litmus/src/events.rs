@@ -175,6 +175,8 @@ pub struct Spin {
     pub text: String,
     /// The index of the first event of the loop's last iteration in the path.
     pub from: usize,
+    /// Each register's value at the start and at the end of the last iteration.
+    pub regs: Vec<(Expr, Expr)>,
 }
 
 impl Path {
@@ -215,6 +217,8 @@ struct State {
     ctrl: BTreeSet<usize>,
     /// Per label: how many times the path passed it, and its event count at the last pass.
     visits: HashMap<usize, (usize, usize)>,
+    /// Per label: the registers at the last pass.
+    regs_at: HashMap<usize, BTreeMap<String, Expr>>,
 }
 
 /// Every path of `thread` (bounded by [`UNROLL`]: a path cut in a loop is marked as a
@@ -240,6 +244,7 @@ pub fn paths(
         },
         ctrl: BTreeSet::new(),
         visits: HashMap::new(),
+        regs_at: HashMap::new(),
     };
     let mut done = Vec::new();
     let mut work = vec![start];
@@ -283,13 +288,32 @@ pub fn paths(
                     let v = st.visits.entry(st.pc - 1).or_insert((0, here));
                     v.0 += 1;
                     let from = std::mem::replace(&mut v.1, here);
-                    if v.0 > UNROLL {
+                    let cut = v.0 > UNROLL;
+                    let before = st
+                        .regs_at
+                        .insert(st.pc - 1, st.path.regs.clone())
+                        .unwrap_or_default();
+                    if cut {
                         // Cut: the loop ran past its bound. The path is kept as a spin; it is a
-                        // hang in an execution where its last iteration reads final values.
+                        // hang in an execution where its last iteration reads final values and
+                        // leaves the registers as it found them (the next one does the same).
+                        let names: BTreeSet<&String> =
+                            before.keys().chain(st.path.regs.keys()).collect();
+                        let unset = Expr::Const(0);
+                        let regs = names
+                            .into_iter()
+                            .map(|r| {
+                                (
+                                    before.get(r).unwrap_or(&unset).clone(),
+                                    st.path.regs.get(r).unwrap_or(&unset).clone(),
+                                )
+                            })
+                            .collect();
                         st.path.spin = Some(Spin {
                             line: line.line,
                             text: line.text.clone(),
                             from,
+                            regs,
                         });
                         done.push(st.path);
                         break;

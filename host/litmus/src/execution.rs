@@ -10,6 +10,7 @@
 
 use super::axioms::{self, Axiom};
 use super::enumerate::{Outcome, advance};
+use super::events::Expr;
 use super::graph::Graph;
 use super::program::*;
 use super::races::{self, Site};
@@ -25,8 +26,11 @@ pub(crate) struct Hang {
     /// Where they wait (a barrier, or a loop's label).
     pub sites: Vec<Site>,
     /// Per spinning thread, the reads of its loop's last iteration: the thread spins forever
-    /// when each reads a co-maximal write.
+    /// when each reads a co-maximal write and the iteration leaves every register as it found
+    /// it (`spin_regs`, values at its start and end, in execution indices).
     pub spin_reads: Vec<Vec<usize>>,
+    /// Per spinning thread, its registers at the start and the end of the last iteration.
+    pub spin_regs: Vec<Vec<(Expr, Expr)>>,
 }
 
 /// Explores the executions of `g` into `out`; with `deadlock`, they are executions in which
@@ -274,10 +278,14 @@ impl RfSearch<'_> {
                 let l = g.evs[w].loc.expect("a write has a location");
                 g.writes_to(l).into_iter().all(|x| !co.has(w, x))
             };
+            let val = |e: &Expr| e.eval(&mut |i| v.read[i]);
             let spins_forever = h
                 .spin_reads
                 .iter()
-                .all(|reads| reads.iter().all(|&r| rf[r].is_some_and(last)));
+                .all(|reads| reads.iter().all(|&r| rf[r].is_some_and(last)))
+                && h.spin_regs
+                    .iter()
+                    .all(|regs| regs.iter().all(|(a, b)| val(a) == val(b)));
             if spins_forever {
                 out.deadlocked += 1;
                 out.deadlocks.extend(h.sites.iter().cloned());

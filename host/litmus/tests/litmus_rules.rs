@@ -228,3 +228,13 @@ fn a_spin_that_can_read_only_a_stale_final_value_is_a_deadlock_in_those_executio
     let o = decide(&parse("t", &set).unwrap()).unwrap();
     assert_eq!((o.verdict(), o.deadlocked), ("Ok", 0));
 }
+
+#[test]
+fn a_cas_retry_loop_is_not_a_spin() {
+    // The failed CAS hands the loop the value it read: the iteration changes the registers, so
+    // reading the final value does not repeat it forever (it succeeds next time).
+    let (code, out, err) = cli(&[&file("rules", "spin-cas-loop-terminates.litmus")]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.starts_with("CAS-increment-loop+stores Ok"), "{out}");
+    assert!(!out.contains("deadlock:"), "{out}");
+}
