@@ -37,17 +37,13 @@ impl fmt::Display for Axiom {
     }
 }
 
-/// The co-independent part of a candidate execution: reads-from and Fence-SC order, and the
-/// orders of 8.9 derived from them (none of which depends on coherence order).
-pub struct Causal {
+/// The co-independent part of a candidate execution: reads-from and the causality order derived
+/// from it and the Fence-SC order (8.9: none of it depends on coherence order).
+pub(crate) struct Causal {
     /// Reads-from, as a relation from writes to reads.
-    pub rf: Rel,
-    /// Observation order (8.9.2).
-    pub obs: Rel,
-    /// Base causality order (8.9.5).
-    pub base: Rel,
+    pub(crate) rf: Rel,
     /// Causality order (8.9.5).
-    pub cause: Rel,
+    pub(crate) cause: Rel,
 }
 
 /// The derived orders of a consistent execution (for the race check).
@@ -59,7 +55,7 @@ pub struct Orders {
 /// Derives the orders of a reads-from choice `rf` (the write each read reads from) and a
 /// Fence-SC order `fsc` (`(a, b)` for each morally strong pair of `fence.sc`, `a` first), and
 /// checks the axioms that need no coherence order: No-Thin-Air and Fence-SC.
-pub fn causal(
+pub(crate) fn causal(
     g: &Graph,
     rf_choice: &[Option<usize>],
     fsc: &[(usize, usize)],
@@ -141,23 +137,23 @@ pub fn causal(
             return Err(Axiom::FenceSc);
         }
     }
-    Ok(Causal {
-        rf,
-        obs,
-        base,
-        cause,
-    })
+    Ok(Causal { rf, cause })
 }
 
 /// Whether writes `a` and `b` (to one location) are in a data-race (8.7.1): "not related in
 /// causality order and not morally strong" — and so unrelated in coherence order (8.9.6).
-pub fn writes_race(g: &Graph, c: &Causal, a: usize, b: usize) -> bool {
+pub(crate) fn writes_race(g: &Graph, c: &Causal, a: usize, b: usize) -> bool {
     !g.is_ms(a, b) && !c.cause.has(a, b) && !c.cause.has(b, a)
 }
 
 /// Checks the axioms that involve coherence order `co` (a strict partial order on the writes
 /// of each location): Coherence, Atomicity, SC per location and Causality.
-pub fn check_co(g: &Graph, c: &Causal, rf_choice: &[Option<usize>], co: &Rel) -> Result<(), Axiom> {
+pub(crate) fn check_co(
+    g: &Graph,
+    c: &Causal,
+    rf_choice: &[Option<usize>],
+    co: &Rel,
+) -> Result<(), Axiom> {
     let n = g.evs.len();
     let cause = &c.cause;
     // fr = rf⁻¹ ; co, without the identity (an atomic is one event that reads and writes).

@@ -130,15 +130,15 @@ struct Arrival {
 
 /// How the barrier arrivals of one execution complete.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct Phases {
+pub(crate) struct Phases {
     /// Completed phases: the arrival events of each.
-    pub done: Vec<Vec<usize>>,
+    pub(crate) done: Vec<Vec<usize>>,
     /// Per thread, the barrier event it waits at forever, if it does (a deadlock).
-    pub stuck: Vec<Option<usize>>,
+    pub(crate) stuck: Vec<Option<usize>>,
 }
 
 /// The most distinct ways barrier arrivals may complete that are explored per execution.
-pub const MAX_PHASINGS: usize = 4096;
+pub(crate) const MAX_PHASINGS: usize = 4096;
 
 /// Every way the barrier arrivals of an execution may group into phases, found by running
 /// the arrivals in every order: a thread arrives at its next barrier when it does not wait
@@ -146,7 +146,7 @@ pub const MAX_PHASINGS: usize = 4096;
 /// either complete (nobody stuck) or a deadlock (some thread waits at a phase that can no
 /// longer fill). `events[thread]` are the thread's events in program order, with their
 /// execution indices; `cta_size` gives the number of threads of a CTA.
-pub fn phasings(
+pub(crate) fn phasings(
     events: &[Vec<(usize, &Kind)>],
     ctas: &[Option<(i64, i64)>],
 ) -> Result<Vec<Phases>, String> {
@@ -262,7 +262,7 @@ pub fn phasings(
 /// The `bar.red` results of a phasing: for each `bar.red` event of a completed phase, the
 /// reduction over the phase's participants (`preds[e]`: the predicate of event `e`, a
 /// participant without one — `bar.sync`, `bar.arrive` — counting as false).
-pub fn reductions(
+pub(crate) fn reductions(
     p: &Phases,
     kinds: &dyn Fn(usize) -> Option<(BarRed, bool)>,
 ) -> BTreeMap<usize, i64> {

@@ -57,6 +57,15 @@ pub struct Outcome {
 impl Outcome {
     /// `Ok` or `No` (herd's verdict), or `Deadlock` when no consistent execution completes
     /// but some deadlocks: a liveness verdict, not a consistency one.
+    ///
+    /// ```
+    /// use ptx_litmus::{enumerate::decide, parse::parse};
+    /// let t = parse("b", "PTX B\n{ x=0; }\n P0@cta 0,gpu 0 | P1@cta 0,gpu 0 ;\n \
+    ///     bar.sync 1, 3 | bar.sync 1, 3 ;\nexists (x == 0)\n").unwrap();
+    /// let o = decide(&t).unwrap();
+    /// assert_eq!(o.verdict(), "Deadlock"); // a barrier of 3 threads that 2 reach
+    /// assert_eq!(o.deadlocks.len(), 2);
+    /// ```
     pub fn verdict(&self) -> &'static str {
         if self.consistent == 0 && self.deadlocked > 0 {
             "Deadlock"

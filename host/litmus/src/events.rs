@@ -61,6 +61,14 @@ impl Expr {
     }
 
     /// The same expression with the variables `known` gives a value for replaced by it.
+    ///
+    /// ```
+    /// use ptx_litmus::events::Expr;
+    /// use ptx_litmus::program::AluOp;
+    /// let e = Expr::Bin(AluOp::Add, Box::new(Expr::Var(3)), Box::new(Expr::Const(1)));
+    /// assert_eq!(e.subst(&|v| (v == 3).then_some(41)), Expr::Const(42));
+    /// assert_eq!(e.subst(&|_| None), e);
+    /// ```
     pub fn subst(&self, known: &dyn Fn(usize) -> Option<i64>) -> Expr {
         match self {
             Expr::Const(c) => Expr::Const(*c),
@@ -187,7 +195,7 @@ impl Path {
 
     /// The path's first `n` events (a thread that waits forever at its `n`-th event) and the
     /// constraints of that prefix.
-    pub fn prefix(&self, n: usize) -> Path {
+    pub(crate) fn prefix(&self, n: usize) -> Path {
         let keep: Vec<bool> = self.constraint_at.iter().map(|&at| at <= n).collect();
         Path {
             events: self.events[..n].to_vec(),

@@ -51,6 +51,16 @@ impl Ev {
     }
     /// The virtual address of a memory operation (its location as written; the initial write's
     /// is its location).
+    ///
+    /// ```
+    /// use ptx_litmus::{graph::Graph, parse::parse, events::paths};
+    /// let t = parse("a", "PTX A\n{ x=0; y=x; }\n P0@cta 0,gpu 0 ;\n ld.weak r0, y ;\nexists (P0:r0 == 0)\n").unwrap();
+    /// let p = paths(&t.threads[0], &t.init_regs).unwrap();
+    /// let g = Graph::build(&t, &[&p[0]]).unwrap();
+    /// let load = g.evs.iter().find(|e| e.thread == Some(0)).unwrap();
+    /// assert_eq!(load.vaddr(), Some("y")); // an alias of x
+    /// assert_eq!(g.locs[load.loc.unwrap()], "x");
+    /// ```
     pub fn vaddr(&self) -> Option<&str> {
         match &self.ev.kind {
             Kind::Mem { loc, .. } => Some(loc),
@@ -285,7 +295,7 @@ impl Graph {
 
     /// The graph with the barrier synchronisation of `phases` (execution indices), and the
     /// results of its `bar.red` operations in the values and constraints that use them.
-    pub fn with_phases(&self, phases: &Phases) -> Graph {
+    pub(crate) fn with_phases(&self, phases: &Phases) -> Graph {
         let mut g = self.clone();
         for phase in &phases.done {
             for &x in phase {

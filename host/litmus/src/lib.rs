@@ -38,7 +38,7 @@
 //!
 //! Coherence order is partial as 8.9.6 says: writes are ordered when morally strong or related
 //! in causality order, and racing writes are unrelated (each is then a possible final value).
-//! CTA barriers ([`barrier`]) complete per phase when their thread count arrived (every thread
+//! CTA barriers complete per phase when their thread count arrived (every thread
 //! of the CTA without one), with ids and counts from registers; executions in which a thread
 //! waits forever — at a barrier that cannot fill, or in a loop that can only read final values
 //! (a write eventually becomes visible to a thread that keeps reading it) — are reported as
@@ -59,7 +59,7 @@
 //! and barrier ids and counts must not depend on loaded values.
 
 pub mod axioms;
-pub mod barrier;
+mod barrier;
 pub mod cli;
 mod cond;
 pub mod enumerate;

@@ -431,6 +431,12 @@ pub enum BarRed {
 
 impl BarRed {
     /// The result for `trues` true predicates among `n`.
+    ///
+    /// ```
+    /// use ptx_litmus::program::BarRed;
+    /// assert_eq!(BarRed::Popc.apply(2, 3), 2);
+    /// assert_eq!((BarRed::And.apply(2, 3), BarRed::Or.apply(2, 3)), (0, 1));
+    /// ```
     pub fn apply(self, trues: usize, n: usize) -> i64 {
         match self {
             BarRed::Popc => trues as i64,
