@@ -45,7 +45,8 @@
 //! deadlocks ([`enumerate::Outcome::verdict`] is `Deadlock` when no execution completes).
 //! The corpora in the repository: `classic/` and `reference/` (the text's tests), `forms/` (one
 //! file per grammar form) and `rules/` (the rule of the text that decides each kind of
-//! disagreement with other tools), each file with its expected verdict and deciding sentence.
+//! disagreement with other tools), each file with its expected verdict and deciding sentence;
+//! `disagreements.md` indexes the rules.
 //!
 //! Decisions where the text is silent: the initial write of each location is first in
 //! coherence order and morally strong with everything; `fence.SCOPE` without `.sem` is
