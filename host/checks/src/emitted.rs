@@ -392,6 +392,8 @@ fn program_with(
         init_mem: BTreeMap::new(),
         init_regs: BTreeMap::new(),
         quantifier: Quantifier::Exists,
+        filter: None,
+        aliases: BTreeMap::new(),
         prop,
     })
 }

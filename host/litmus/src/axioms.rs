@@ -37,14 +37,13 @@ impl fmt::Display for Axiom {
     }
 }
 
-/// The choices that make a candidate execution out of a [`Graph`].
-pub struct Choice<'a> {
-    /// The write each read reads from.
-    pub rf: &'a [Option<usize>],
-    /// The position of each write in the coherence order of its location (initial write: 0).
-    pub co_rank: &'a [usize],
-    /// Fence-SC order: `(a, b)` for each morally strong pair of `fence.sc`, `a` first.
-    pub fsc: &'a [(usize, usize)],
+/// The co-independent part of a candidate execution: reads-from and the causality order derived
+/// from it and the Fence-SC order (8.9: none of it depends on coherence order).
+pub(crate) struct Causal {
+    /// Reads-from, as a relation from writes to reads.
+    pub(crate) rf: Rel,
+    /// Causality order (8.9.5).
+    pub(crate) cause: Rel,
 }
 
 /// The derived orders of a consistent execution (for the race check).
@@ -53,38 +52,29 @@ pub struct Orders {
     pub cause: Rel,
 }
 
-/// Checks every axiom; the first violated one is returned.
-pub fn check(g: &Graph, c: &Choice) -> Result<Orders, Axiom> {
+/// Derives the orders of a reads-from choice `rf` (the write each read reads from) and a
+/// Fence-SC order `fsc` (`(a, b)` for each morally strong pair of `fence.sc`, `a` first), and
+/// checks the axioms that need no coherence order: No-Thin-Air and Fence-SC.
+pub(crate) fn causal(
+    g: &Graph,
+    rf_choice: &[Option<usize>],
+    fsc: &[(usize, usize)],
+) -> Result<Causal, Axiom> {
     let n = g.evs.len();
     let mut rf = Rel::new(n);
-    for (r, w) in c.rf.iter().enumerate() {
+    for (r, w) in rf_choice.iter().enumerate() {
         if let Some(w) = w {
             rf.add(*w, r);
         }
     }
-    let co = co_rel(g, c.co_rank);
-    // fr = rf⁻¹ ; co, without the identity (an atomic is one event that reads and writes).
-    let mut fr = Rel::new(n);
-    for (r, w) in c.rf.iter().enumerate() {
-        if let Some(w) = w {
-            for x in bits(co.row(*w)) {
-                if x != r {
-                    fr.add(r, x);
-                }
-            }
-        }
-    }
-
     // No-Thin-Air first: it needs no causality at all.
-    let mut rf_dep = rf.clone();
-    rf_dep.union_with(&g.dep);
-    if rf_dep.is_cyclic() {
+    if thin_air(g, rf_choice) {
         return Err(Axiom::NoThinAir);
     }
 
     // Observation order (8.9.2): morally strong reads-from, extended through atomics that write.
     let mut obs1 = Rel::new(n);
-    for (r, w) in c.rf.iter().enumerate() {
+    for (r, w) in rf_choice.iter().enumerate() {
         if let Some(w) = w
             && g.is_ms(*w, r)
         {
@@ -110,7 +100,7 @@ pub fn check(g: &Graph, c: &Choice) -> Result<Orders, Axiom> {
     // Synchronisation (8.9.4) and base causality order (8.9.5).
     let mut base = g.po.clone();
     base.union_with(&g.bar_sync);
-    for &(a, b) in c.fsc {
+    for &(a, b) in fsc {
         base.add(a, b);
     }
     for &(first, w) in &g.release {
@@ -122,41 +112,79 @@ pub fn check(g: &Graph, c: &Choice) -> Result<Orders, Axiom> {
     }
     let base = base.closure();
 
-    // Proxy-preserved base causality: memory operations to the same location (generic proxy).
+    // Proxy-preserved base causality (8.9.5): memory operations "performed to the same address,
+    // using the generic proxy", or aliases "and there is an alias proxy fence along the base
+    // causality path from X to Y".
     let mut ppbase = Rel::new(n);
     for i in 0..n {
         if let Some(l) = g.evs[i].loc {
-            next_or(&mut ppbase, i, base.row(i) & g.on_loc[l]);
+            let mut reach = g.same_vaddr[i];
+            for &f in &g.alias_fences {
+                if base.has(i, f) {
+                    reach |= base.row(f);
+                }
+            }
+            next_or(&mut ppbase, i, base.row(i) & g.on_loc[l] & reach);
         }
     }
     // Causality order: ppbase ∪ obs ; ppbase.
     let mut cause = ppbase.clone();
     cause.union_with(&obs.then(&ppbase));
 
+    // 8.10.2 Fence-SC: causality order between fences is base causality order.
+    for &(a, b) in fsc {
+        if base.has(b, a) {
+            return Err(Axiom::FenceSc);
+        }
+    }
+    Ok(Causal { rf, cause })
+}
+
+/// Whether writes `a` and `b` (to one location) are in a data-race (8.7.1): "not related in
+/// causality order and not morally strong" — and so unrelated in coherence order (8.9.6).
+pub(crate) fn writes_race(g: &Graph, c: &Causal, a: usize, b: usize) -> bool {
+    !g.is_ms(a, b) && !c.cause.has(a, b) && !c.cause.has(b, a)
+}
+
+/// Checks the axioms that involve coherence order `co` (a strict partial order on the writes
+/// of each location): Coherence, Atomicity, SC per location and Causality.
+pub(crate) fn check_co(
+    g: &Graph,
+    c: &Causal,
+    rf_choice: &[Option<usize>],
+    co: &Rel,
+) -> Result<(), Axiom> {
+    let n = g.evs.len();
+    let cause = &c.cause;
+    // fr = rf⁻¹ ; co, without the identity (an atomic is one event that reads and writes).
+    let mut fr = Rel::new(n);
+    for (r, w) in rf_choice.iter().enumerate() {
+        if let Some(w) = w {
+            for x in bits(co.row(*w)) {
+                if x != r {
+                    fr.add(r, x);
+                }
+            }
+        }
+    }
     // 8.10.1 Coherence.
     for w in 0..n {
         if !g.evs[w].writes() {
             continue;
         }
         for w2 in bits(cause.row(w)) {
-            if w2 != w && g.evs[w2].writes() && co.has(w2, w) {
+            if w2 != w && g.evs[w2].writes() && !co.has(w, w2) {
                 return Err(Axiom::Coherence);
             }
         }
     }
-    // 8.10.2 Fence-SC: causality order between fences is base causality order.
-    for &(a, b) in c.fsc {
-        if base.has(b, a) {
-            return Err(Axiom::FenceSc);
-        }
-    }
     // 8.10.3 Atomicity of RMW: A reads from W' co-before a morally strong W co-before A.
-    for a in 0..n {
+    for (a, w1) in rf_choice.iter().enumerate() {
         let e = &g.evs[a];
         if !(e.atomic() && e.writes()) {
             continue;
         }
-        let Some(w1) = c.rf[a] else { continue };
+        let Some(w1) = *w1 else { continue };
         for w in bits(co.row(w1)) {
             if w != a && co.has(w, a) && g.is_ms(a, w) {
                 return Err(Axiom::Atomicity);
@@ -166,8 +194,8 @@ pub fn check(g: &Graph, c: &Choice) -> Result<Orders, Axiom> {
     // 8.10.5 SC per location: within each set of pairwise morally strong overlapping operations,
     // program order and communication order have no cycle.
     let mut com = g.po.clone();
-    com.union_with(&rf);
-    com.union_with(&co);
+    com.union_with(&c.rf);
+    com.union_with(co);
     com.union_with(&fr);
     for &clique in &g.cliques {
         if com.cyclic_within(clique) {
@@ -175,8 +203,8 @@ pub fn check(g: &Graph, c: &Choice) -> Result<Orders, Axiom> {
         }
     }
     // 8.10.6 Causality: irreflexive((rf ∪ fr) ; cause).
-    for r in 0..n {
-        if let Some(w) = c.rf[r]
+    for (r, w) in rf_choice.iter().enumerate() {
+        if let Some(w) = *w
             && cause.has(r, w)
         {
             return Err(Axiom::Causality);
@@ -187,30 +215,75 @@ pub fn check(g: &Graph, c: &Choice) -> Result<Orders, Axiom> {
             }
         }
     }
-    Ok(Orders { cause })
+    Ok(())
+}
+
+/// 8.10.4 No-Thin-Air: whether reads-from and dependencies form a cycle — "an execution cannot
+/// speculatively produce a value in such a way that the speculation becomes self-satisfying
+/// through chains of instruction dependencies and inter-thread communication". An `atom` is
+/// one event that reads and writes; its read reaches its write only when the written value
+/// depends on the value read (`add`, `cas`, …; not `exch`, whose write is its operand), so it
+/// is two nodes here: two `atom.exch` that read each other's write form no chain of
+/// dependencies.
+fn thin_air(g: &Graph, rf_choice: &[Option<usize>]) -> bool {
+    let n = g.evs.len();
+    let rmw = |i: usize| g.evs[i].atomic() && g.evs[i].writes() && g.evs[i].reads();
+    let w_node = |i: usize| if rmw(i) { n + i } else { i };
+    let mut adj: Vec<Vec<usize>> = vec![Vec::new(); 2 * n];
+    for (r, w) in rf_choice.iter().enumerate() {
+        if let Some(w) = w {
+            adj[w_node(*w)].push(r);
+        }
+    }
+    for (a, succ) in adj.iter_mut().enumerate().take(n) {
+        for b in bits(g.dep.row(a)) {
+            succ.push(b);
+            if rmw(b) {
+                succ.push(n + b);
+            }
+        }
+    }
+    for (a, e) in g.evs.iter().enumerate() {
+        if rmw(a) {
+            let mut own = std::collections::BTreeSet::new();
+            if let Some(v) = &e.ev.value {
+                v.vars(&mut own);
+            }
+            if own.contains(&a) {
+                adj[a].push(n + a);
+            }
+        }
+    }
+    // Iterative three-colour depth-first search.
+    let mut colour = vec![0u8; 2 * n];
+    for s in 0..2 * n {
+        if colour[s] != 0 {
+            continue;
+        }
+        let mut stack = vec![(s, 0usize)];
+        colour[s] = 1;
+        while let Some(&mut (v, ref mut k)) = stack.last_mut() {
+            if let Some(&u) = adj[v].get(*k) {
+                *k += 1;
+                match colour[u] {
+                    1 => return true,
+                    0 => {
+                        colour[u] = 1;
+                        stack.push((u, 0));
+                    }
+                    _ => {}
+                }
+            } else {
+                colour[v] = 2;
+                stack.pop();
+            }
+        }
+    }
+    false
 }
 
 fn next_or(r: &mut Rel, i: usize, row: u128) {
     for j in bits(row) {
         r.add(i, j);
     }
-}
-
-/// Coherence order from ranks: `a → b` when both write one location and `a` ranks lower.
-pub fn co_rel(g: &Graph, rank: &[usize]) -> Rel {
-    let n = g.evs.len();
-    let mut co = Rel::new(n);
-    for &set in &g.on_loc {
-        for a in bits(set) {
-            if !g.evs[a].writes() {
-                continue;
-            }
-            for b in bits(set) {
-                if a != b && g.evs[b].writes() && rank[a] < rank[b] {
-                    co.add(a, b);
-                }
-            }
-        }
-    }
-    co
 }

@@ -1,7 +1,9 @@
 //! `ptx-litmus FILE_OR_DIR... [--races] [--json]` (and `cargo host litmus`): decides litmus tests and
-//! prints, per test, `NAME Ok` or `NAME No` (as herd does) followed by the numbers of candidate
-//! and consistent executions; with `--races` a `race:` line per racing pair. Exit status 0 when
-//! every file was decided, 2 when any could not be parsed or is unsupported, or on bad usage.
+//! prints, per test, `NAME Ok` or `NAME No` (as herd does), or `NAME Deadlock` when no execution
+//! completes, followed by the numbers of candidate and consistent executions; a `deadlock:` line
+//! per instruction a thread may wait at forever; with `--races` a `race:` line per racing pair.
+//! Exit status 0 when every file was decided, 2 when any could not be parsed or is unsupported,
+//! or on bad usage.
 
 use super::enumerate::{Outcome, decide};
 use super::parse::parse;
@@ -34,7 +36,8 @@ pub struct Options {
     name = "ptx-litmus",
     version,
     about = "Decides PTX litmus tests (herd format) by the axioms of the PTX memory model: prints \
-             `NAME Ok` or `NAME No` per test, with the numbers of candidate and consistent executions",
+             `NAME Ok`, `NAME No` or `NAME Deadlock` per test, with the numbers of candidate and consistent \
+             executions",
     after_help = "Exit status: 0 every file decided, 2 a file could not be parsed or is unsupported, or bad usage."
 )]
 struct Command {
@@ -157,11 +160,18 @@ fn collect(p: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
 }
 
 fn print_outcome(name: &str, o: &Outcome, races: bool) {
-    let verdict = if o.ok { "Ok" } else { "No" };
     println!(
-        "{name} {verdict} (candidates: {}, consistent: {})",
-        o.candidates, o.consistent
+        "{name} {} (candidates: {}, consistent: {})",
+        o.verdict(),
+        o.candidates,
+        o.consistent
     );
+    for d in &o.deadlocks {
+        println!(
+            "deadlock: P{}:{} `{}` waits forever",
+            d.thread, d.line, d.text
+        );
+    }
     if races {
         for r in &o.races {
             println!("race: {r}");
@@ -173,11 +183,19 @@ fn json_record(f: &Path, name: &str, o: &Outcome, races: bool) -> serde_json::Va
     let mut v = serde_json::json!({
         "file": f.display().to_string(),
         "name": name,
-        "verdict": if o.ok { "Ok" } else { "No" },
+        "verdict": o.verdict(),
         "candidates": o.candidates,
         "consistent": o.consistent,
         "satisfying": o.satisfying,
+        "deadlocked": o.deadlocked,
     });
+    if !o.deadlocks.is_empty() {
+        v["deadlocks"] = o
+            .deadlocks
+            .iter()
+            .map(|s| serde_json::json!({ "thread": s.thread, "line": s.line, "instruction": s.text }))
+            .collect();
+    }
     if races {
         let site = |s: &super::races::Site| serde_json::json!({ "thread": s.thread, "line": s.line, "instruction": s.text });
         v["races"] = o

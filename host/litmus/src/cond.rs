@@ -26,29 +26,33 @@ pub(crate) fn parse_condition(
         lex(cx, ln, l, &mut toks)?;
     }
     let first_line = lines[0].0;
+    let word = |k: usize| match toks.get(k) {
+        Some((_, Tok::Word(w), _)) => Some(w.as_str()),
+        _ => None,
+    };
+    let is_not = |k: usize| matches!(toks.get(k), Some((_, Tok::Not, _))) || word(k) == Some("not");
     let pos;
-    let quantifier = match toks.first().map(|t| &t.1) {
-        Some(Tok::Not) => match toks.get(1) {
-            Some((_, Tok::Word(w), _)) if w == "exists" => {
-                pos = 2;
-                Quantifier::NotExists
+    let mut quantifier = if is_not(0) {
+        if word(1) != Some("exists") {
+            return Err(cx.err(first_line, "~", "expected `~exists`"));
+        }
+        pos = 2;
+        Quantifier::NotExists
+    } else {
+        pos = 1;
+        match word(0) {
+            Some("exists") => Quantifier::Exists,
+            Some("forall") => Quantifier::Forall,
+            // Dat3M's `final PROP with tso: exists; default: ~exists;` — the quantifier is
+            // the `default` expectation's (the first one's when there is no `default`).
+            Some("final") => Quantifier::Exists,
+            _ => {
+                return Err(cx.err(
+                    first_line,
+                    lines[0].1.trim(),
+                    "expected `exists`, `~exists`, `forall` or `final`",
+                ));
             }
-            _ => return Err(cx.err(first_line, "~", "expected `~exists`")),
-        },
-        Some(Tok::Word(w)) if w == "exists" => {
-            pos = 1;
-            Quantifier::Exists
-        }
-        Some(Tok::Word(w)) if w == "forall" => {
-            pos = 1;
-            Quantifier::Forall
-        }
-        _ => {
-            return Err(cx.err(
-                first_line,
-                lines[0].1.trim(),
-                "expected `exists`, `~exists` or `forall`",
-            ));
         }
     };
     let mut p = Parser {
@@ -58,10 +62,32 @@ pub(crate) fn parse_condition(
         last_line: first_line,
     };
     let prop = p.or()?;
+    if word(0) == Some("final") {
+        quantifier = p.expectations(first_line)?;
+    }
     if let Some((ln, _, text)) = toks.get(p.pos) {
         return Err(cx.err(*ln, text, "unexpected token after the condition"));
     }
     Ok((quantifier, prop))
+}
+
+/// A proposition alone (herd's `filter`).
+pub(crate) fn parse_prop(cx: &Ctx, lines: &[(usize, &str)]) -> Result<Prop, ParseError> {
+    let mut toks: Vec<(usize, Tok, String)> = Vec::new();
+    for &(ln, l) in lines {
+        lex(cx, ln, l, &mut toks)?;
+    }
+    let mut p = Parser {
+        cx,
+        toks: &toks,
+        pos: 0,
+        last_line: lines[0].0,
+    };
+    let prop = p.or()?;
+    if let Some((ln, _, text)) = toks.get(p.pos) {
+        return Err(cx.err(*ln, text, "unexpected token after the filter"));
+    }
+    Ok(prop)
 }
 
 fn lex(
@@ -153,6 +179,52 @@ impl Parser<'_> {
         self.pos += 1;
         t
     }
+    /// `with NAME: [~]exists; …` after a `final` proposition.
+    fn expectations(&mut self, ln: usize) -> Result<Quantifier, ParseError> {
+        match self.next() {
+            Some((_, Tok::Word(w), _)) if w == "with" => {}
+            Some((l2, _, t)) => return Err(self.cx.err(l2, &t, "expected `with` after `final`")),
+            None => {
+                return Err(self
+                    .cx
+                    .err(ln, "final", "expected `with` after the proposition"));
+            }
+        }
+        let mut chosen: Option<Quantifier> = None;
+        while let Some((l2, Tok::Word(name), _)) = self.toks.get(self.pos).cloned() {
+            self.pos += 1;
+            let name = name.trim_end_matches(':').to_string();
+            let mut negated = false;
+            if matches!(self.peek(), Some(Tok::Not))
+                || matches!(self.peek(), Some(Tok::Word(w)) if w == "not")
+            {
+                self.next();
+                negated = true;
+            }
+            match self.next() {
+                Some((_, Tok::Word(w), _)) if w == "exists" => {}
+                _ => {
+                    return Err(self.cx.err(
+                        l2,
+                        &name,
+                        "expected `NAME: exists` or `NAME: ~exists`",
+                    ));
+                }
+            }
+            let q = if negated {
+                Quantifier::NotExists
+            } else {
+                Quantifier::Exists
+            };
+            if name == "default" || chosen.is_none() {
+                chosen = Some(q);
+            }
+        }
+        chosen.ok_or_else(|| {
+            self.cx
+                .err(ln, "with", "`with` needs at least one expectation")
+        })
+    }
     fn or(&mut self) -> Result<Prop, ParseError> {
         let mut p = self.and()?;
         while self.peek() == Some(&Tok::Or) {
@@ -172,6 +244,7 @@ impl Parser<'_> {
     fn unary(&mut self) -> Result<Prop, ParseError> {
         match self.next() {
             Some((_, Tok::Not, _)) => Ok(Prop::Not(Box::new(self.unary()?))),
+            Some((_, Tok::Word(w), _)) if w == "not" => Ok(Prop::Not(Box::new(self.unary()?))),
             Some((ln, Tok::LParen, _)) => {
                 let p = self.or()?;
                 match self.next() {

@@ -1,7 +1,8 @@
 //! From a thread's code to its possible event sequences ("paths"), by symbolic execution: a read
 //! returns a symbolic value (the event it is, `Expr::Var`); a branch on a symbolic value, and a
 //! `cas`, fork the path under a constraint that the chosen reads-from must satisfy. Loops are
-//! unrolled: a path that reaches a label more than [`UNROLL`] times is cut (dropped), as herd does.
+//! unrolled: a path that reaches a label more than [`UNROLL`] times is cut, as herd does, and kept
+//! as a [`Spin`]: a thread that may loop forever (liveness, `enumerate`).
 
 use super::program::*;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -59,6 +60,23 @@ impl Expr {
         }
     }
 
+    /// The same expression with the variables `known` gives a value for replaced by it.
+    ///
+    /// ```
+    /// use ptx_litmus::events::Expr;
+    /// use ptx_litmus::program::AluOp;
+    /// let e = Expr::Bin(AluOp::Add, Box::new(Expr::Var(3)), Box::new(Expr::Const(1)));
+    /// assert_eq!(e.subst(&|v| (v == 3).then_some(41)), Expr::Const(42));
+    /// assert_eq!(e.subst(&|_| None), e);
+    /// ```
+    pub fn subst(&self, known: &dyn Fn(usize) -> Option<i64>) -> Expr {
+        match self {
+            Expr::Const(c) => Expr::Const(*c),
+            Expr::Var(v) => known(*v).map_or(Expr::Var(*v), Expr::Const),
+            Expr::Bin(op, a, b) => Expr::bin(*op, a.subst(known), b.subst(known)),
+        }
+    }
+
     /// Evaluates with `var` giving the value of each read (None: unknown, e.g. out of thin air).
     pub fn eval(&self, var: &mut impl FnMut(usize) -> Option<i64>) -> Option<i64> {
         match self {
@@ -89,13 +107,27 @@ pub enum Kind {
     },
     /// A memory fence.
     Fence(FenceKind),
-    /// The `instance`-th execution of `bar.cta.sync id` by the thread.
+    /// An arrival at CTA barrier `id` (its logical id, the value of the instruction's operand).
     Barrier {
         /// Barrier number.
         id: i64,
-        /// How many earlier executions of that barrier the thread made.
-        instance: usize,
+        /// The thread count that completes a phase; `None`: every thread of the CTA.
+        count: Option<i64>,
+        /// Whether and how the thread waits.
+        wait: BarWait,
     },
+}
+
+/// What a thread does at a barrier after arriving.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BarWait {
+    /// `bar.sync`: waits for the phase to complete.
+    Sync,
+    /// `bar.arrive`: goes on.
+    Arrive,
+    /// `bar.red`: waits and receives the reduction of the predicates (the event's value); the
+    /// destination register holds `Var` of the event.
+    Red(BarRed),
 }
 
 /// An event of a thread's path.
@@ -120,7 +152,7 @@ impl Event {
     pub fn is_strong(&self) -> bool {
         match &self.kind {
             Kind::Mem { sem, .. } => *sem != Sem::Weak,
-            Kind::Fence(_) => true,
+            Kind::Fence(k) => *k != FenceKind::ProxyAlias,
             Kind::Barrier { .. } => false,
         }
     }
@@ -133,8 +165,57 @@ pub struct Path {
     pub events: Vec<Event>,
     /// Constraints on read values under which this path is taken: `a CMP b`.
     pub constraints: Vec<(Cmp, Expr, Expr)>,
+    /// For each constraint, how many events the path had when it was added (a path cut at a
+    /// barrier it waits at forever keeps the constraints of its prefix).
+    pub constraint_at: Vec<usize>,
     /// Final register values.
     pub regs: BTreeMap<String, Expr>,
+    /// Set when the path was cut in a loop (it passed a label more than [`UNROLL`] times).
+    pub spin: Option<Spin>,
+}
+
+/// Where a path was cut in a loop.
+#[derive(Clone, Debug)]
+pub struct Spin {
+    /// The line of the loop's label.
+    pub line: usize,
+    /// Its text.
+    pub text: String,
+    /// The index of the first event of the loop's last iteration in the path.
+    pub from: usize,
+    /// Each register's value at the start and at the end of the last iteration.
+    pub regs: Vec<(Expr, Expr)>,
+}
+
+impl Path {
+    fn constrain(&mut self, c: Cmp, a: Expr, b: Expr) {
+        self.constraints.push((c, a, b));
+        self.constraint_at.push(self.events.len());
+    }
+
+    /// The path's first `n` events (a thread that waits forever at its `n`-th event) and the
+    /// constraints of that prefix.
+    pub(crate) fn prefix(&self, n: usize) -> Path {
+        let keep: Vec<bool> = self.constraint_at.iter().map(|&at| at <= n).collect();
+        Path {
+            events: self.events[..n].to_vec(),
+            constraints: self
+                .constraints
+                .iter()
+                .zip(&keep)
+                .filter(|(_, k)| **k)
+                .map(|(c, _)| c.clone())
+                .collect(),
+            constraint_at: self
+                .constraint_at
+                .iter()
+                .copied()
+                .filter(|&at| at <= n)
+                .collect(),
+            regs: BTreeMap::new(),
+            spin: self.spin.clone().filter(|_| n == self.events.len()),
+        }
+    }
 }
 
 #[derive(Clone)]
@@ -142,16 +223,20 @@ struct State {
     pc: usize,
     path: Path,
     ctrl: BTreeSet<usize>,
-    visits: HashMap<usize, usize>,
-    bars: HashMap<i64, usize>,
+    /// Per label: how many times the path passed it, and its event count at the last pass.
+    visits: HashMap<usize, (usize, usize)>,
+    /// Per label: the registers at the last pass.
+    regs_at: HashMap<usize, BTreeMap<String, Expr>>,
 }
 
-/// Every path of `thread` (bounded by [`UNROLL`] and [`MAX_EVENTS`]); `Err` names the line of a
-/// path that grew past [`MAX_EVENTS`].
+/// Every path of `thread` (bounded by [`UNROLL`]: a path cut in a loop is marked as a
+/// [`Spin`], and by [`MAX_EVENTS`]); `Err` names the line of a
+/// path that grew past [`MAX_EVENTS`], or of a barrier whose id or count depends on a loaded
+/// value.
 pub fn paths(
     thread: &Thread,
     init_regs: &BTreeMap<(usize, String), i64>,
-) -> Result<Vec<Path>, usize> {
+) -> Result<Vec<Path>, String> {
     let labels = thread.labels();
     let mut regs = BTreeMap::new();
     for ((t, r), v) in init_regs {
@@ -167,7 +252,7 @@ pub fn paths(
         },
         ctrl: BTreeSet::new(),
         visits: HashMap::new(),
-        bars: HashMap::new(),
+        regs_at: HashMap::new(),
     };
     let mut done = Vec::new();
     let mut work = vec![start];
@@ -178,7 +263,10 @@ pub fn paths(
                 break;
             };
             if st.path.events.len() > MAX_EVENTS {
-                return Err(line.line);
+                return Err(format!(
+                    "line {}: thread P{} runs past {MAX_EVENTS} events",
+                    line.line, thread.id
+                ));
             }
             let val = |st: &State, o: &Operand| match o {
                 Operand::Imm(v) => Expr::Const(*v),
@@ -204,10 +292,39 @@ pub fn paths(
             };
             match &line.instr {
                 Instr::Label(_) => {
-                    let n = st.visits.entry(st.pc - 1).or_insert(0);
-                    *n += 1;
-                    if *n > UNROLL {
-                        break; // cut: the loop ran past its bound
+                    let here = st.path.events.len();
+                    let v = st.visits.entry(st.pc - 1).or_insert((0, here));
+                    v.0 += 1;
+                    let from = std::mem::replace(&mut v.1, here);
+                    let cut = v.0 > UNROLL;
+                    let before = st
+                        .regs_at
+                        .insert(st.pc - 1, st.path.regs.clone())
+                        .unwrap_or_default();
+                    if cut {
+                        // Cut: the loop ran past its bound. The path is kept as a spin; it is a
+                        // hang in an execution where its last iteration reads final values and
+                        // leaves the registers as it found them (the next one does the same).
+                        let names: BTreeSet<&String> =
+                            before.keys().chain(st.path.regs.keys()).collect();
+                        let unset = Expr::Const(0);
+                        let regs = names
+                            .into_iter()
+                            .map(|r| {
+                                (
+                                    before.get(r).unwrap_or(&unset).clone(),
+                                    st.path.regs.get(r).unwrap_or(&unset).clone(),
+                                )
+                            })
+                            .collect();
+                        st.path.spin = Some(Spin {
+                            line: line.line,
+                            text: line.text.clone(),
+                            from,
+                            regs,
+                        });
+                        done.push(st.path);
+                        break;
                     }
                 }
                 Instr::Ld {
@@ -275,17 +392,20 @@ pub fn paths(
                         // Failure: the compare fails and nothing is written.
                         let mut fail = st.clone();
                         ev(&mut fail, mem(false), *scope, None, data.clone());
-                        fail.path
-                            .constraints
-                            .push((Cmp::Ne, old.clone(), a.clone()));
+                        fail.path.constrain(Cmp::Ne, old.clone(), a.clone());
                         if let Some(d) = dst {
                             fail.path.regs.insert(d.clone(), old.clone());
                         }
                         work.push(fail);
-                        ev(&mut st, mem(true), *scope, Some(b), data);
-                        st.path.constraints.push((Cmp::Eq, old.clone(), a));
+                        // The write exists only when the read returned `a`: its value is
+                        // written as depending on the read (No-Thin-Air, `axioms`).
+                        let value = Expr::Bin(AluOp::Second, Box::new(old.clone()), Box::new(b));
+                        ev(&mut st, mem(true), *scope, Some(value), data);
+                        st.path.constrain(Cmp::Eq, old.clone(), a);
                     } else {
                         let alu = match op {
+                            RmwOp::Mul => AluOp::Mul,
+                            RmwOp::Div => AluOp::Div,
                             RmwOp::Add => AluOp::Add,
                             RmwOp::Sub => AluOp::Sub,
                             RmwOp::Exch => AluOp::Second,
@@ -298,13 +418,13 @@ pub fn paths(
                             RmwOp::Max => AluOp::Max,
                             RmwOp::Cas => unreachable!(),
                         };
-                        ev(
-                            &mut st,
-                            mem(true),
-                            *scope,
-                            Some(Expr::Bin(alu, Box::new(old.clone()), Box::new(a))),
-                            data,
-                        );
+                        // `exch` writes its operand: the value does not depend on the read.
+                        let value = if alu == AluOp::Second {
+                            a
+                        } else {
+                            Expr::Bin(alu, Box::new(old.clone()), Box::new(a))
+                        };
+                        ev(&mut st, mem(true), *scope, Some(value), data);
                     }
                     if let Some(d) = dst {
                         st.path.regs.insert(d.clone(), old);
@@ -313,17 +433,38 @@ pub fn paths(
                 Instr::Fence { kind, scope } => {
                     ev(&mut st, Kind::Fence(*kind), *scope, None, BTreeSet::new());
                 }
-                Instr::Bar { id } => {
-                    let n = st.bars.entry(*id).or_insert(0);
-                    let instance = *n;
-                    *n += 1;
-                    ev(
-                        &mut st,
-                        Kind::Barrier { id: *id, instance },
-                        Scope::Cta,
-                        None,
-                        BTreeSet::new(),
-                    );
+                Instr::Bar { op, id, count } => {
+                    let constant = |o: &Operand, what: &str| match val(&st, o) {
+                        Expr::Const(v) => Ok(v),
+                        _ => Err(format!(
+                            "line {}: the barrier's {what} depends on a loaded value (not modelled)",
+                            line.line
+                        )),
+                    };
+                    let id = constant(id, "id")?;
+                    let count = count
+                        .as_ref()
+                        .map(|c| constant(c, "thread count"))
+                        .transpose()?;
+                    let (wait, value, dst) = match op {
+                        BarOp::Sync => (BarWait::Sync, None, None),
+                        BarOp::Arrive => (BarWait::Arrive, None, None),
+                        BarOp::Red {
+                            op,
+                            dst,
+                            pred,
+                            negate,
+                        } => {
+                            let p = constant(pred, "predicate")?;
+                            let p = i64::from((p != 0) != *negate);
+                            (BarWait::Red(*op), Some(Expr::Const(p)), Some(dst))
+                        }
+                    };
+                    let kind = Kind::Barrier { id, count, wait };
+                    let e = ev(&mut st, kind, Scope::Cta, value, BTreeSet::new());
+                    if let Some(d) = dst {
+                        st.path.regs.insert(d.clone(), Expr::Var(e));
+                    }
                 }
                 Instr::Alu { op, dst, a, b } => {
                     let v = Expr::bin(*op, val(&st, a), val(&st, b));
@@ -346,9 +487,9 @@ pub fn paths(
                                 st.ctrl.extend(vars);
                                 let mut taken = st.clone();
                                 taken.pc = to;
-                                taken.path.constraints.push((*c, x.clone(), y.clone()));
+                                taken.path.constrain(*c, x.clone(), y.clone());
                                 work.push(taken);
-                                st.path.constraints.push((c.negate(), x, y));
+                                st.path.constrain(c.negate(), x, y);
                             }
                         },
                     }

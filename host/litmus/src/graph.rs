@@ -3,7 +3,8 @@
 //! (PTX 8.8), barrier synchronisation and dependencies. Reads-from, coherence and Fence-SC order
 //! are chosen on top of it by `enumerate`.
 
-use super::events::{Event, Expr, Kind, Path};
+use super::barrier::{self, Phases};
+use super::events::{BarWait, Event, Expr, Kind, Path};
 use super::program::*;
 use super::relation::{self, Rel};
 use std::collections::BTreeMap;
@@ -48,6 +49,24 @@ impl Ev {
             _ => None,
         }
     }
+    /// The virtual address of a memory operation (its location as written; the initial write's
+    /// is its location).
+    ///
+    /// ```
+    /// use ptx_litmus::{graph::Graph, parse::parse, events::paths};
+    /// let t = parse("a", "PTX A\n{ x=0; y=x; }\n P0@cta 0,gpu 0 ;\n ld.weak r0, y ;\nexists (P0:r0 == 0)\n").unwrap();
+    /// let p = paths(&t.threads[0], &t.init_regs).unwrap();
+    /// let g = Graph::build(&t, &[&p[0]]).unwrap();
+    /// let load = g.evs.iter().find(|e| e.thread == Some(0)).unwrap();
+    /// assert_eq!(load.vaddr(), Some("y")); // an alias of x
+    /// assert_eq!(g.locs[load.loc.unwrap()], "x");
+    /// ```
+    pub fn vaddr(&self) -> Option<&str> {
+        match &self.ev.kind {
+            Kind::Mem { loc, .. } => Some(loc),
+            _ => None,
+        }
+    }
     fn strong(&self) -> bool {
         self.init.is_some() || self.ev.is_strong()
     }
@@ -69,7 +88,8 @@ pub struct Graph {
     pub po: Rel,
     /// Morally strong pairs (symmetric bit rows).
     pub ms: Vec<u128>,
-    /// Barrier synchronisation (`bar.cta.sync` with the same number and instance, same CTA).
+    /// Barrier synchronisation: within each completed phase of a barrier, every arrival
+    /// synchronizes with every other `bar.sync`/`bar.red` (PTX 8.9.4).
     pub bar_sync: Rel,
     /// Release patterns: (first instruction, a write of the pattern).
     pub release: Vec<(usize, usize)>,
@@ -85,24 +105,29 @@ pub struct Graph {
     pub regs: Vec<BTreeMap<String, Expr>>,
     /// Maximal sets of pairwise morally strong operations per location (SC per location).
     pub cliques: Vec<u128>,
+    /// Per event, the memory operations to the same virtual address (8.2: they overlap).
+    pub same_vaddr: Vec<u128>,
+    /// The `fence.proxy.alias` events.
+    pub alias_fences: Vec<usize>,
 }
 
 impl Graph {
     /// Builds the graph of one path per thread.
     pub fn build(t: &Litmus, paths: &[&Path]) -> Result<Graph, String> {
+        let phys = |l: &str| t.aliases.get(l).cloned().unwrap_or_else(|| l.to_string());
         let mut locs: Vec<String> = t.init_mem.keys().cloned().collect();
         for p in paths {
             for e in &p.events {
                 if let Kind::Mem { loc, .. } = &e.kind
-                    && !locs.contains(loc)
+                    && !locs.contains(&phys(loc))
                 {
-                    locs.push(loc.clone());
+                    locs.push(phys(loc));
                 }
             }
         }
         for l in cond_locs(&t.prop) {
-            if !locs.contains(&l) {
-                locs.push(l);
+            if !locs.contains(&phys(&l)) {
+                locs.push(phys(&l));
             }
         }
         let total = locs.len() + paths.iter().map(|p| p.events.len()).sum::<usize>();
@@ -140,7 +165,6 @@ impl Graph {
                 init: Some(init_values[k]),
             });
         }
-        let n_init = evs.len();
         let mut constraints = Vec::new();
         let mut regs = Vec::new();
         let mut dep_pairs = Vec::new();
@@ -155,7 +179,7 @@ impl Graph {
                     }
                 }
                 let loc = match &e.kind {
-                    Kind::Mem { loc, .. } => locs.iter().position(|l| l == loc),
+                    Kind::Mem { loc, .. } => locs.iter().position(|l| *l == phys(loc)),
                     _ => None,
                 };
                 evs.push(Ev {
@@ -182,6 +206,27 @@ impl Graph {
                 on_loc[l] |= 1 << i;
             }
         }
+        // Virtual addresses: operations through different aliases of one location do not
+        // overlap (8.2: "Two memory operations are said to overlap when they specify the same
+        // virtual address"); the initial write counts as every alias of its location.
+        let mut same_vaddr = vec![0u128; n];
+        for i in 0..n {
+            for j in 0..n {
+                let same = match (evs[i].vaddr(), evs[j].vaddr()) {
+                    (Some(a), Some(b)) => {
+                        evs[i].loc == evs[j].loc
+                            && (a == b || evs[i].init.is_some() || evs[j].init.is_some())
+                    }
+                    _ => false,
+                };
+                if same {
+                    same_vaddr[i] |= 1 << j;
+                }
+            }
+        }
+        let alias_fences: Vec<usize> = (0..n)
+            .filter(|&i| matches!(evs[i].ev.kind, Kind::Fence(FenceKind::ProxyAlias)))
+            .collect();
         let mut po = Rel::new(n);
         for i in 0..n {
             for j in 0..n {
@@ -199,32 +244,19 @@ impl Graph {
         let mut ms = vec![0u128; n];
         for i in 0..n {
             for j in 0..n {
-                if i != j && morally_strong(&evs[i], &evs[j], place(&evs[i]), place(&evs[j])) {
+                let overlap =
+                    evs[i].loc.is_none() || evs[j].loc.is_none() || same_vaddr[i] >> j & 1 == 1;
+                if i != j
+                    && overlap
+                    && morally_strong(&evs[i], &evs[j], place(&evs[i]), place(&evs[j]))
+                {
                     ms[i] |= 1 << j;
                 }
             }
         }
-        let mut bar_sync = Rel::new(n);
-        for i in n_init..n {
-            for j in n_init..n {
-                if let (
-                    Kind::Barrier { id: a, instance: x },
-                    Kind::Barrier { id: b, instance: y },
-                ) = (&evs[i].ev.kind, &evs[j].ev.kind)
-                {
-                    let (pi, pj) = (place(&evs[i]).unwrap(), place(&evs[j]).unwrap());
-                    if evs[i].thread != evs[j].thread
-                        && a == b
-                        && x == y
-                        && pi.cta().is_some()
-                        && pi.cta() == pj.cta()
-                    {
-                        bar_sync.add(i, j);
-                    }
-                }
-            }
-        }
-        let (release, acquire) = patterns(&evs, &po);
+        // Set per way the barriers complete (`with_phases`).
+        let bar_sync = Rel::new(n);
+        let (release, acquire) = patterns(&evs, &po, &same_vaddr);
         let mut sc_pairs = Vec::new();
         for i in 0..n {
             for j in i + 1..n {
@@ -256,7 +288,58 @@ impl Graph {
             constraints,
             regs,
             cliques,
+            same_vaddr,
+            alias_fences,
         })
+    }
+
+    /// The graph with the barrier synchronisation of `phases` (execution indices), and the
+    /// results of its `bar.red` operations in the values and constraints that use them.
+    pub(crate) fn with_phases(&self, phases: &Phases) -> Graph {
+        let mut g = self.clone();
+        for phase in &phases.done {
+            for &x in phase {
+                for &y in phase {
+                    let waits = matches!(
+                        g.evs[y].ev.kind,
+                        Kind::Barrier { wait, .. } if wait != BarWait::Arrive
+                    );
+                    if x != y && waits {
+                        g.bar_sync.add(x, y);
+                    }
+                }
+            }
+        }
+        let reds = barrier::reductions(phases, &|e| match (
+            &self.evs[e].ev.kind,
+            &self.evs[e].ev.value,
+        ) {
+            (
+                Kind::Barrier {
+                    wait: BarWait::Red(op),
+                    ..
+                },
+                Some(Expr::Const(p)),
+            ) => Some((*op, *p != 0)),
+            _ => None,
+        });
+        if !reds.is_empty() {
+            let known = |v: usize| reds.get(&v).copied();
+            for e in &mut g.evs {
+                if matches!(e.ev.kind, Kind::Mem { .. }) {
+                    e.ev.value = e.ev.value.as_ref().map(|v| v.subst(&known));
+                }
+            }
+            for c in &mut g.constraints {
+                *c = (c.0, c.1.subst(&known), c.2.subst(&known));
+            }
+            for regs in &mut g.regs {
+                for v in regs.values_mut() {
+                    *v = v.subst(&known);
+                }
+            }
+        }
+        g
     }
 
     /// Whether `a` and `b` are morally strong.
@@ -324,7 +407,7 @@ fn morally_strong(a: &Ev, b: &Ev, pa: Option<Placement>, pb: Option<Placement>) 
 /// Pairs of (pattern end, memory operation of the pattern).
 type Patterns = Vec<(usize, usize)>;
 
-fn patterns(evs: &[Ev], po: &Rel) -> (Patterns, Patterns) {
+fn patterns(evs: &[Ev], po: &Rel, same_vaddr: &[u128]) -> (Patterns, Patterns) {
     let n = evs.len();
     let mut rel = Vec::new();
     let mut acq = Vec::new();
@@ -342,7 +425,7 @@ fn patterns(evs: &[Ev], po: &Rel) -> (Patterns, Patterns) {
                         rel.push((f, f));
                     }
                     for w in 0..n {
-                        if po.has(f, w) && evs[w].loc == evs[f].loc && strong_write(w) {
+                        if po.has(f, w) && same_vaddr[f] >> w & 1 == 1 && strong_write(w) {
                             rel.push((f, w));
                         }
                     }
@@ -352,10 +435,10 @@ fn patterns(evs: &[Ev], po: &Rel) -> (Patterns, Patterns) {
                     if evs[f].reads() {
                         acq.push((f, f));
                     }
-                    for r in 0..n {
+                    for (r, e) in evs.iter().enumerate() {
                         if po.has(r, f)
-                            && evs[r].thread.is_some()
-                            && evs[r].loc == evs[f].loc
+                            && e.thread.is_some()
+                            && same_vaddr[f] >> r & 1 == 1
                             && strong_read(r)
                         {
                             acq.push((f, r));

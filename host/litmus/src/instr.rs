@@ -24,18 +24,69 @@ const OTHER_PROXY: &[&str] = &[
     "tensormap",
 ];
 
-/// Parses one instruction cell of thread placed at `place`.
-pub(crate) fn parse_instr(
+/// The location a register holds the address of (`P0:r1=&x` in the initial state), if any.
+pub(crate) type Pointers<'a> = &'a dyn Fn(&str) -> Option<String>;
+
+/// Parses one instruction cell of a thread placed at `place` into its instructions: a label
+/// (`L:`, also before an instruction on the same cell), a guarded instruction (`@p INSTR`,
+/// `@!p INSTR`: a branch around it), a `.sc` memory operation (the Atomics ABI's `fence.sc`
+/// before the acquire or relaxed operation), or one instruction. `fresh` numbers the labels
+/// this introduces.
+pub(crate) fn parse_cell(
     cx: &Ctx,
     ln: usize,
     cell: &str,
     place: Placement,
-) -> Result<Instr, ParseError> {
+    ptrs: Pointers,
+    fresh: &mut usize,
+) -> Result<Vec<Instr>, ParseError> {
+    let cell = cell.trim();
     if let Some(label) = cell.strip_suffix(':')
         && is_ident(label.trim())
     {
-        return Ok(Instr::Label(label.trim().to_string()));
+        return Ok(vec![Instr::Label(label.trim().to_string())]);
     }
+    if let Some((label, rest)) = cell.split_once(':')
+        && is_ident(label.trim())
+        && !label.trim().contains('.')
+        && !rest.trim().is_empty()
+    {
+        let mut v = vec![Instr::Label(label.trim().to_string())];
+        v.extend(parse_cell(cx, ln, rest, place, ptrs, fresh)?);
+        return Ok(v);
+    }
+    if let Some(guarded) = cell.strip_prefix('@') {
+        let (negate, g) = match guarded.strip_prefix('!') {
+            Some(g) => (true, g),
+            None => (false, guarded),
+        };
+        let (reg, rest) = g
+            .split_once(char::is_whitespace)
+            .ok_or_else(|| cx.err(ln, cell, "expected `@PRED INSTRUCTION`"))?;
+        let pred = register(cx, ln, reg)?;
+        *fresh += 1;
+        let skip = format!("__guard{}", *fresh);
+        // `@p I` runs I when p is true: skip it when p == 0 (`@!p`: when p != 0).
+        let c = if negate { Cmp::Ne } else { Cmp::Eq };
+        let mut v = vec![Instr::Branch {
+            cond: Some((c, Operand::Reg(pred), Operand::Imm(0))),
+            target: skip.clone(),
+        }];
+        v.extend(parse_cell(cx, ln, rest.trim(), place, ptrs, fresh)?);
+        v.push(Instr::Label(skip));
+        return Ok(v);
+    }
+    parse_instr(cx, ln, cell, place, ptrs)
+}
+
+/// Parses one instruction (the forms of [`parse_cell`] aside).
+fn parse_instr(
+    cx: &Ctx,
+    ln: usize,
+    cell: &str,
+    place: Placement,
+    ptrs: Pointers,
+) -> Result<Vec<Instr>, ParseError> {
     let (mnemonic, ops) = match cell.find(char::is_whitespace) {
         Some(p) => (&cell[..p], cell[p..].trim()),
         None => (cell, ""),
@@ -47,7 +98,7 @@ pub(crate) fn parse_instr(
     };
     let quals: Vec<&str> = mnemonic.split('.').collect();
     let head = quals[0];
-    if OTHER_PROXY.contains(&head) {
+    if OTHER_PROXY.contains(&head) || matches!(head, "tld" | "cold" | "suatom") {
         return Err(cx.err(
             ln,
             mnemonic,
@@ -66,34 +117,64 @@ pub(crate) fn parse_instr(
             ))
         }
     };
+    let one = |i: Instr| Ok(vec![i]);
     match head {
+        // Dat3M's register assignments spelled as loads: `ld r0, 1`, `ld r0, r1` and
+        // `ld.MO r0, 1` (a constant is never an address).
+        "ld" if ops.len() == 2
+            && (parse_int(ops[1]).is_some()
+                || (quals.len() == 1 && is_register_name(ops[1]) && ptrs(ops[1]).is_none())) =>
+        {
+            one(Instr::Alu {
+                op: AluOp::Second,
+                dst: register(cx, ln, ops[0])?,
+                a: Operand::Imm(0),
+                b: operand(cx, ln, ops[1])?,
+            })
+        }
         "ld" | "st" | "atom" | "red" => {
             let mq = MemQuals::parse(cx, ln, head, &quals[1..], host)?;
-            let loc = |s: &str| location(cx, ln, s);
+            let loc = |s: &str| location(cx, ln, s, ptrs);
+            let (sem, fence) = match mq.sem {
+                // `.sc` (Dat3M's grammar): the Atomics ABI's seq_cst mapping, `fence.sc`
+                // then the acquire load / relaxed store / acquire read-modify-write.
+                None => (
+                    match head {
+                        "ld" | "atom" => Sem::Acquire,
+                        _ => Sem::Relaxed,
+                    },
+                    Some(Instr::Fence {
+                        kind: FenceKind::Sc,
+                        scope: mq.scope,
+                    }),
+                ),
+                Some(s) => (s, None),
+            };
+            let mut out: Vec<Instr> = fence.into_iter().collect();
             match head {
                 "ld" => {
                     want(2)?;
-                    if mq.sem.is_release() {
+                    if sem.is_release() {
                         return Err(cx.err(ln, mnemonic, "a load cannot be `.release`"));
                     }
-                    Ok(Instr::Ld {
-                        sem: mq.sem,
+                    out.push(Instr::Ld {
+                        sem,
                         scope: mq.scope,
                         dst: register(cx, ln, ops[0])?,
                         loc: loc(ops[1])?,
-                    })
+                    });
                 }
                 "st" => {
                     want(2)?;
-                    if mq.sem.is_acquire() {
+                    if sem.is_acquire() {
                         return Err(cx.err(ln, mnemonic, "a store cannot be `.acquire`"));
                     }
-                    Ok(Instr::St {
-                        sem: mq.sem,
+                    out.push(Instr::St {
+                        sem,
                         scope: mq.scope,
                         loc: loc(ops[0])?,
                         val: operand(cx, ln, ops[1])?,
-                    })
+                    });
                 }
                 _ => {
                     let op = mq.op.ok_or_else(|| {
@@ -110,8 +191,8 @@ pub(crate) fn parse_instr(
                     let n = usize::from(!red) + 2 + usize::from(op == RmwOp::Cas);
                     want(n)?;
                     let o = usize::from(!red);
-                    Ok(Instr::Atom {
-                        sem: mq.sem,
+                    out.push(Instr::Atom {
+                        sem,
                         scope: mq.scope,
                         op,
                         dst: if red {
@@ -126,25 +207,35 @@ pub(crate) fn parse_instr(
                         } else {
                             None
                         },
-                    })
+                    });
                 }
             }
+            Ok(out)
         }
         "fence" | "membar" => {
             want(0)?;
             let mut kind = if head == "membar" {
-                FenceKind::Sc
+                Some(FenceKind::Sc)
             } else {
-                FenceKind::AcqRel
+                Some(FenceKind::AcqRel)
             };
             let mut scope = None;
             for q in &quals[1..] {
                 match *q {
-                    "sc" if head == "fence" => kind = FenceKind::Sc,
-                    "acq_rel" if head == "fence" => kind = FenceKind::AcqRel,
-                    "acquire" if head == "fence" => kind = FenceKind::Acquire,
-                    "release" if head == "fence" => kind = FenceKind::Release,
+                    "sc" if head == "fence" => kind = Some(FenceKind::Sc),
+                    "acq_rel" if head == "fence" => kind = Some(FenceKind::AcqRel),
+                    "acquire" if head == "fence" => kind = Some(FenceKind::Acquire),
+                    "release" if head == "fence" => kind = Some(FenceKind::Release),
+                    // Dat3M's grammar allows any memory order on a fence; PTX has no relaxed
+                    // or weak fence, and such a fence orders nothing.
+                    "relaxed" | "weak" if head == "fence" => kind = None,
                     "gl" if head == "membar" => scope = Some(Scope::Gpu),
+                    "proxy" if quals[1..] == ["proxy", "alias"] && head == "fence" => {
+                        return Ok(vec![Instr::Fence {
+                            kind: FenceKind::ProxyAlias,
+                            scope: Scope::Cta,
+                        }]);
+                    }
                     "proxy" | "op_restrict" | "mbarrier_init" => {
                         return Err(cx.err(ln, mnemonic, format!("unsupported instruction `{mnemonic}`: proxy fences are not modelled (generic proxy only)")));
                     }
@@ -165,39 +256,48 @@ pub(crate) fn parse_instr(
             } else {
                 scope.unwrap_or(Scope::Gpu)
             };
-            Ok(Instr::Fence { kind, scope })
+            Ok(kind
+                .map(|kind| Instr::Fence { kind, scope })
+                .into_iter()
+                .collect())
         }
         "bar" | "barrier" => {
-            match &quals[1..] {
-                ["sync"] | ["cta", "sync"] | ["sync", "aligned"] | ["cta", "sync", "aligned"] => {}
-                _ => {
-                    return Err(cx.err(ln, mnemonic, format!("unsupported instruction `{mnemonic}`: only `bar.cta.sync N` is modelled")));
-                }
-            }
-            if ops.is_empty() || ops.len() > 2 {
-                return Err(cx.err(
-                    ln,
-                    cell,
-                    "`bar.cta.sync` takes a barrier number (and an optional thread count)",
-                ));
-            }
-            let id =
-                parse_int(ops[0]).ok_or_else(|| cx.err(ln, ops[0], "expected a barrier number"))?;
-            if host {
-                return Err(cx.err(ln, mnemonic, "a host thread has no CTA barrier"));
-            }
-            Ok(Instr::Bar { id })
+            super::barrier::parse_barrier(cx, ln, cell, mnemonic, &quals, &ops, host)
+                .map(|i| vec![i])
         }
-        "mov" => {
+        "mov" | "cvt" => {
             want(2)?;
-            Ok(Instr::Alu {
+            one(Instr::Alu {
                 op: AluOp::Second,
                 dst: register(cx, ln, ops[0])?,
                 a: Operand::Imm(0),
                 b: operand(cx, ln, ops[1])?,
             })
         }
-        "add" | "sub" | "and" | "or" | "xor" | "min" | "max" => {
+        "setp" => {
+            want(3)?;
+            let c = quals[1..]
+                .iter()
+                .find_map(|q| match *q {
+                    "eq" => Some(Cmp::Eq),
+                    "ne" => Some(Cmp::Ne),
+                    "lt" | "lo" => Some(Cmp::Lt),
+                    "le" | "ls" => Some(Cmp::Le),
+                    "gt" | "hi" => Some(Cmp::Gt),
+                    "ge" | "hs" => Some(Cmp::Ge),
+                    _ => None,
+                })
+                .ok_or_else(|| {
+                    cx.err(ln, mnemonic, "`setp` needs a comparison (`.eq`, `.ne`, …)")
+                })?;
+            one(Instr::Alu {
+                op: AluOp::Set(c),
+                dst: register(cx, ln, ops[0])?,
+                a: operand(cx, ln, ops[1])?,
+                b: operand(cx, ln, ops[2])?,
+            })
+        }
+        "add" | "sub" | "and" | "or" | "xor" | "min" | "max" | "mul" | "div" => {
             want(3)?;
             let op = match head {
                 "add" => AluOp::Add,
@@ -206,9 +306,11 @@ pub(crate) fn parse_instr(
                 "or" => AluOp::Or,
                 "xor" => AluOp::Xor,
                 "min" => AluOp::Min,
-                _ => AluOp::Max,
+                "max" => AluOp::Max,
+                "mul" => AluOp::Mul,
+                _ => AluOp::Div,
             };
-            Ok(Instr::Alu {
+            one(Instr::Alu {
                 op,
                 dst: register(cx, ln, ops[0])?,
                 a: operand(cx, ln, ops[1])?,
@@ -217,7 +319,7 @@ pub(crate) fn parse_instr(
         }
         "goto" | "bra" => {
             want(1)?;
-            Ok(Instr::Branch {
+            one(Instr::Branch {
                 cond: None,
                 target: label(cx, ln, ops[0])?,
             })
@@ -232,7 +334,7 @@ pub(crate) fn parse_instr(
                 "bgt" => Cmp::Gt,
                 _ => Cmp::Ge,
             };
-            Ok(Instr::Branch {
+            one(Instr::Branch {
                 cond: Some((c, operand(cx, ln, ops[0])?, operand(cx, ln, ops[1])?)),
                 target: label(cx, ln, ops[2])?,
             })
@@ -241,9 +343,19 @@ pub(crate) fn parse_instr(
     }
 }
 
+/// `r12` or `%r3`: a register in Dat3M's and herd's PTX grammars (a location is never
+/// spelled so).
+fn is_register_name(s: &str) -> bool {
+    let s = s.trim_start_matches('%');
+    s.len() > 1
+        && matches!(s.as_bytes()[0], b'r' | b'p')
+        && s[1..].bytes().all(|b| b.is_ascii_digit())
+}
+
 /// The qualifiers of `ld`, `st`, `atom` and `red`.
 struct MemQuals {
-    sem: Sem,
+    /// `None` for `.sc`.
+    sem: Option<Sem>,
     scope: Scope,
     op: Option<RmwOp>,
 }
@@ -261,6 +373,7 @@ impl MemQuals {
         let mut scope = None;
         let mut op = None;
         let mut volatile = false;
+        let mut sc = false;
         for &q in quals {
             let set_sem = |sem: &mut Option<Sem>, s: Sem| -> Result<(), ParseError> {
                 if sem.is_some() {
@@ -275,6 +388,12 @@ impl MemQuals {
                 "acquire" => set_sem(&mut sem, Sem::Acquire)?,
                 "release" => set_sem(&mut sem, Sem::Release)?,
                 "acq_rel" if atomic => set_sem(&mut sem, Sem::AcqRel)?,
+                "sc" => {
+                    if sem.is_some() || sc {
+                        return Err(cx.err(ln, q, "more than one memory-ordering qualifier"));
+                    }
+                    sc = true;
+                }
                 "volatile" | "mmio" if !atomic => {
                     set_sem(&mut sem, Sem::Relaxed)?;
                     volatile = true;
@@ -296,9 +415,9 @@ impl MemQuals {
             }
         }
         let sem = sem.unwrap_or(if atomic { Sem::Relaxed } else { Sem::Weak });
-        if sem == Sem::Weak && scope.is_some() {
-            return Err(cx.err(ln, head, "a weak operation has no scope"));
-        }
+        // Dat3M's grammar allows a scope after `.weak` (`st.weak.gpu`); a weak operation has
+        // none in PTX (table 20), so it is ignored.
+        let sem = if sc { None } else { Some(sem) };
         let scope = if host || volatile {
             Scope::Sys
         } else {
@@ -328,12 +447,22 @@ fn is_type(q: &str) -> bool {
     )
 }
 
-fn location(cx: &Ctx, ln: usize, s: &str) -> Result<String, ParseError> {
+fn location(cx: &Ctx, ln: usize, s: &str, ptrs: Pointers) -> Result<String, ParseError> {
     let n = s
         .strip_prefix('[')
         .and_then(|n| n.strip_suffix(']'))
         .unwrap_or(s)
         .trim();
+    if let Some(l) = ptrs(n) {
+        return Ok(l);
+    }
+    if is_register_name(n) {
+        return Err(cx.err(
+            ln,
+            s,
+            "the register does not hold a location's address (give it one in the initial state: `Pn:reg=&x`)",
+        ));
+    }
     if is_ident(n) && !n.starts_with('%') {
         Ok(n.to_string())
     } else {

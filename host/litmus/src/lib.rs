@@ -6,8 +6,11 @@
 //! 8.10 as the text states them ([`axioms`]): Coherence, Fence-SC, Atomicity, No-Thin-Air,
 //! SC per location and Causality, over morally strong operations, scopes, observation order,
 //! release and acquire patterns and causality order. Data races (8.7.1) are reported per
-//! consistent execution ([`races`]). Only the generic proxy is modelled: textures, surfaces,
-//! constant memory, aliases and proxy fences are refused by name.
+//! consistent execution ([`races`]). The generic proxy is modelled, with virtual aliases
+//! (Dat3M's `y = x`, `y@generic aliases x`) and `fence.proxy.alias` (8.9.5, rule 3): accesses
+//! through different aliases do not overlap (8.2), and are ordered by causality only through an
+//! alias proxy fence. Textures, surfaces, constant memory and their proxy fences are refused by
+//! name.
 //!
 //! The command `ptx-litmus FILE_OR_DIR... [--races] [--json]` ([`cli`]; also `cargo host litmus`
 //! in a scoped-atomics checkout) decides files and directories of tests. (The scoped-atomics
@@ -25,22 +28,48 @@
 //! assert!(decide(&parse("mp.litmus", &cta).unwrap()).unwrap().ok); // .cta does not reach CTA 1
 //! ```
 //!
-//! Decisions where the text is silent: coherence order is enumerated as a total order per
-//! location (as herd does; the text's order is partial only between racing writes), the initial
-//! write of each location is first in it and morally strong with everything; `fence.SCOPE`
-//! without `.sem` is `fence.acq_rel` and `membar` is `fence.sc` (PTX ISA); a missing scope is
-//! `.gpu`; a thread without `@` placement runs in a CTA of its own on GPU 0; causality order
-//! between fences (for Fence-SC) is base causality order; No-Thin-Air is `acyclic(rf ∪ dep)`
-//! with data and control dependencies (as in the formal model of Lustig et al., ASPLOS 2019).
+//! The dialects: herd7's and Dat3M's PTX litmus grammars (`PTX` header, `Pn@cta C,gpu G`
+//! placement, Dat3M's `LitmusPTX.g4` forms: register assignments spelled `ld r, v`, `mul`/`div`,
+//! registers holding addresses `P0:r1=&x`, `filter`, `final … with`, `not`, optional condition) and
+//! herd's `GPU_PTX` (typed and cache-operator accesses through `[reg]`, `mov`, `setp`, guarded
+//! `@p`/`@!p` instructions, `cvt`, `membar.{cta,gl,sys}`, the `scopeTree` placement). A
+//! construct of another proxy (textures, surfaces, constants, aliases, proxy fences) is refused
+//! with one line naming it and its line.
+//!
+//! Coherence order is partial as 8.9.6 says: writes are ordered when morally strong or related
+//! in causality order, and racing writes are unrelated (each is then a possible final value).
+//! CTA barriers complete per phase when their thread count arrived (every thread
+//! of the CTA without one), with ids and counts from registers; executions in which a thread
+//! waits forever — at a barrier that cannot fill, or in a loop that can only read final values
+//! (a write eventually becomes visible to a thread that keeps reading it) — are reported as
+//! deadlocks ([`enumerate::Outcome::verdict`] is `Deadlock` when no execution completes).
+//! The corpora in the repository: `classic/` and `reference/` (the text's tests), `forms/` (one
+//! file per grammar form) and `rules/` (the rule of the text that decides each kind of
+//! disagreement with other tools), each file with its expected verdict and deciding sentence;
+//! `disagreements.md` indexes the rules.
+//!
+//! Decisions where the text is silent: the initial write of each location is first in
+//! coherence order and morally strong with everything; `fence.SCOPE` without `.sem` is
+//! `fence.acq_rel` and `membar` is `fence.sc` (PTX ISA); a missing scope is `.gpu`; a thread
+//! without placement runs in a CTA of its own on GPU 0; causality order between fences (for
+//! Fence-SC) is base causality order; No-Thin-Air is `acyclic(rf ∪ dep)` with data and control
+//! dependencies (as in the formal model of Lustig et al., ASPLOS 2019), an `atom` being a read
+//! and a write joined only when the written value depends on the value read; Dat3M's `.sc`
+//! accesses are the Atomics ABI's seq_cst sequences (`fence.sc` then the access), a relaxed or
+//! weak fence orders nothing, and the scope of a weak access is ignored; `bar.red`'s predicate
+//! and barrier ids and counts must not depend on loaded values.
 
 pub mod axioms;
+mod barrier;
 pub mod cli;
 mod cond;
 pub mod enumerate;
 pub mod events;
+mod execution;
 pub mod graph;
 mod instr;
 pub mod parse;
 pub mod program;
 pub mod races;
 pub mod relation;
+mod scope_tree;

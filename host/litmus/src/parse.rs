@@ -88,7 +88,7 @@ pub fn parse(file: &str, text: &str) -> Result<Litmus, ParseError> {
     };
     let mut words = header.split_whitespace();
     let arch = words.next().unwrap_or("");
-    if arch != "PTX" {
+    if !matches!(arch, "PTX" | "ptx" | "GPU_PTX") {
         return Err(cx.err(
             hl,
             arch,
@@ -98,33 +98,24 @@ pub fn parse(file: &str, text: &str) -> Result<Litmus, ParseError> {
     let name = words
         .next()
         .ok_or_else(|| cx.err(hl, header.trim(), "missing test name"))?;
-    let name = name.to_string();
-    i += 1;
-    // Optional description lines ("…") and blank lines up to the initial state.
-    while i < lines.len() && !lines[i].1.trim_start().starts_with('{') {
-        let t = lines[i].1.trim();
-        if !(t.is_empty() || t.starts_with('"')) {
-            return Err(cx.err(
-                lines[i].0,
-                first_word(t),
-                "expected the initial state `{ … }`",
-            ));
-        }
-        i += 1;
-    }
-    if i >= lines.len() {
-        return Err(cx.err(hl, &name, "missing the initial state `{ … }`"));
-    }
+    let name = name.trim_end_matches('{').to_string();
+    // Everything after the name up to the first `{` outside a quoted string is description:
+    // quoted lines (several, or one string over several lines) and herd's `key=value` lines
+    // (Dat3M's grammar: `PTX ~('{')* {`).
+    let (open_line, open_col) =
+        find_init_open(&lines, i, header.find(&*name).unwrap_or(0) + name.len())
+            .ok_or_else(|| cx.err(hl, &name, "missing the initial state `{ … }`"))?;
+    i = open_line;
     // Initial state: from `{` to the matching `}`, possibly over several lines.
     let mut init: Vec<(usize, String)> = Vec::new();
     let mut rest_of_close = None;
-    let open_line = lines[i].0;
+    let open_ln = lines[i].0;
     let mut first = true;
     while i < lines.len() {
         let (ln, l) = lines[i];
         let mut s = l;
         if first {
-            s = &s[s.find('{').unwrap() + 1..];
+            s = &s[open_col + 1..];
             first = false;
         }
         i += 1;
@@ -136,18 +127,30 @@ pub fn parse(file: &str, text: &str) -> Result<Litmus, ParseError> {
         init.push((ln, s.to_string()));
     }
     let Some((cl, after)) = rest_of_close else {
-        return Err(cx.err(open_line, "{", "the initial state is not closed by `}`"));
+        return Err(cx.err(open_ln, "{", "the initial state is not closed by `}`"));
     };
-    if !after.is_empty() {
+    if !(after.is_empty() || after == ";") {
         return Err(cx.err(cl, &after, "unexpected text after `}`"));
     }
-    let (init_mem, init_regs) = parse_init(&cx, &init)?;
+    let mut init = parse_init(&cx, &init)?;
+    let reg_ptrs = init.resolve();
+    let (init_mem, init_regs, aliases) = (init.mem, init.regs, init.aliases);
+    for (virt, phys) in &aliases {
+        if aliases.contains_key(phys) || init_mem.contains_key(virt) {
+            return Err(cx.err(
+                cl,
+                virt,
+                format!("`{virt}` is both a location and an alias (of `{phys}`)"),
+            ));
+        }
+    }
     skip_blank(&mut i);
     // Thread header and instruction rows.
     let Some(&(tl, theader)) = lines.get(i) else {
         return Err(cx.err(cl, "}", "missing the thread table"));
     };
     let mut threads = parse_header(&cx, tl, theader)?;
+    let mut fresh = 0usize;
     i += 1;
     while i < lines.len() {
         let (ln, l) = lines[i];
@@ -156,7 +159,11 @@ pub fn parse(file: &str, text: &str) -> Result<Litmus, ParseError> {
             i += 1;
             continue;
         }
-        if is_condition_start(t) || t.starts_with("locations") || t.starts_with("filter") {
+        if is_condition_start(t)
+            || t.starts_with("locations")
+            || t.starts_with("filter")
+            || t.starts_with("scopeTree")
+        {
             break;
         }
         let row = t.strip_suffix(';').unwrap_or(t);
@@ -169,38 +176,94 @@ pub fn parse(file: &str, text: &str) -> Result<Litmus, ParseError> {
             if cell.is_empty() {
                 continue;
             }
-            let instr = super::instr::parse_instr(&cx, ln, cell, threads[k].place)?;
-            threads[k].code.push(Line {
-                line: ln,
-                text: cell.to_string(),
-                instr,
-            });
+            let ptrs = |r: &str| reg_ptrs.get(&(k, norm_reg(r))).cloned();
+            let instrs =
+                super::instr::parse_cell(&cx, ln, cell, threads[k].place, &ptrs, &mut fresh)?;
+            for instr in instrs {
+                threads[k].code.push(Line {
+                    line: ln,
+                    text: cell.to_string(),
+                    instr,
+                });
+            }
         }
         i += 1;
     }
-    // `locations [...]` lines are accepted and ignored (they only ask herd to print values).
+    // After the code: `locations [...]` (ignored: it only asks herd to print values), Dat3M's
+    // `<< … >>` run configurations (ignored), `filter PROP`, then the final condition.
+    let mut filter = None;
     while i < lines.len() && !is_condition_start(lines[i].1.trim()) {
-        let t = lines[i].1.trim();
-        if !(t.is_empty() || t.starts_with("locations")) {
+        let (ln, l) = lines[i];
+        let t = l.trim();
+        if t.is_empty() {
+            i += 1;
+        } else if t.starts_with("locations") {
+            i = skip_until(&lines, i, ']')
+                .ok_or_else(|| cx.err(ln, "locations", "`locations [` is not closed by `]`"))?;
+        } else if t.starts_with("<<") {
+            i = skip_until(&lines, i, '>')
+                .ok_or_else(|| cx.err(ln, "<<", "`<<` is not closed by `>>`"))?;
+        } else if t.starts_with("scopeTree") {
+            // herd's GPU_PTX placement, to the balancing `)`, then its memory map.
+            let from = i;
+            let mut depth = 0i64;
+            let mut opened = false;
+            while i < lines.len() {
+                for ch in lines[i].1.chars() {
+                    match ch {
+                        '(' => {
+                            depth += 1;
+                            opened = true;
+                        }
+                        ')' => depth -= 1,
+                        _ => {}
+                    }
+                }
+                i += 1;
+                if opened && depth <= 0 {
+                    break;
+                }
+            }
+            for (tid, place) in super::scope_tree::parse(&cx, &lines[from..i])? {
+                let th = threads.get_mut(tid).ok_or_else(|| {
+                    cx.err(ln, &format!("P{tid}"), "no such thread in the scope tree")
+                })?;
+                th.place = place;
+            }
+            while i < lines.len() && is_memory_map(lines[i].1) {
+                i += 1;
+            }
+        } else if let Some(rest) = t.strip_prefix("filter") {
+            let mut flines = vec![(ln, rest)];
+            i += 1;
+            while i < lines.len() && !is_condition_start(lines[i].1.trim()) {
+                flines.push(lines[i]);
+                i += 1;
+            }
+            filter = Some(cond::parse_prop(&cx, &flines)?);
+        } else {
             return Err(cx.err(
-                lines[i].0,
+                ln,
                 first_word(t),
-                "expected `exists`, `~exists` or `forall`",
+                "expected `exists`, `~exists`, `forall`, `final`, `filter` or `locations`",
             ));
         }
-        i += 1;
     }
-    let Some(&(ql, _)) = lines.get(i) else {
-        return Err(cx.err(
-            lines.len().max(1),
-            "",
-            "missing the final condition (`exists`, `~exists` or `forall`)",
-        ));
+    // Dat3M's grammar makes the condition optional: without one, the question is whether
+    // the program has a consistent execution (`exists (true)`).
+    let (ql, quantifier, prop) = match lines.get(i) {
+        Some(&(ql, _)) => {
+            let cond_lines: Vec<(usize, &str)> = lines[i..].to_vec();
+            let (q, p) = cond::parse_condition(&cx, &cond_lines)?;
+            (ql, q, p)
+        }
+        None => (lines.len().max(1), Quantifier::Exists, Prop::True),
     };
-    let cond_lines: Vec<(usize, &str)> = lines[i..].to_vec();
-    let (quantifier, prop) = cond::parse_condition(&cx, &cond_lines)?;
     check_labels(&cx, &threads)?;
     cond::check_terms(&cx, ql, &prop, &threads)?;
+    if let Some(f) = &filter {
+        cond::check_terms(&cx, ql, f, &threads)?;
+    }
     Ok(Litmus {
         name,
         threads,
@@ -208,7 +271,43 @@ pub fn parse(file: &str, text: &str) -> Result<Litmus, ParseError> {
         init_regs,
         quantifier,
         prop,
+        filter,
+        aliases,
     })
+}
+
+/// herd's GPU_PTX memory map line: `x: global, y: shared` (state spaces are not modelled).
+fn is_memory_map(l: &str) -> bool {
+    let l = l.trim();
+    !l.is_empty()
+        && l.split(',').all(|item| {
+            matches!(item.split_once(':'), Some((n, sp)) if is_ident(n.trim())
+                && matches!(sp.trim(), "global" | "shared" | "local"))
+        })
+}
+
+/// The index of the line after the one (at or after `from`) that contains `close`.
+fn skip_until(lines: &[(usize, &str)], from: usize, close: char) -> Option<usize> {
+    (from..lines.len())
+        .find(|&k| lines[k].1.contains(close))
+        .map(|k| k + 1)
+}
+
+/// The line index and byte column of the `{` that opens the initial state: the first one at or
+/// after `col` of line `from` that is not inside a `"…"` description (which may span lines).
+fn find_init_open(lines: &[(usize, &str)], from: usize, col: usize) -> Option<(usize, usize)> {
+    let mut quoted = false;
+    for (k, (_, l)) in lines.iter().enumerate().skip(from) {
+        let start = if k == from { col.min(l.len()) } else { 0 };
+        for (c, ch) in l[start..].char_indices() {
+            match ch {
+                '"' => quoted = !quoted,
+                '{' if !quoted => return Some((k, start + c)),
+                _ => {}
+            }
+        }
+    }
+    None
 }
 
 fn first_word(s: &str) -> &str {
@@ -216,11 +315,12 @@ fn first_word(s: &str) -> &str {
 }
 
 fn is_condition_start(t: &str) -> bool {
-    let t = t.trim_start();
-    t.starts_with("exists")
-        || t.starts_with("~exists")
-        || t.starts_with("~ exists")
-        || t.starts_with("forall")
+    let mut w = t.split(|c: char| c.is_whitespace() || c == '(');
+    match w.next().unwrap_or("") {
+        "exists" | "~exists" | "forall" | "final" => true,
+        "~" | "not" => w.find(|x| !x.is_empty()) == Some("exists"),
+        _ => false,
+    }
 }
 
 /// Removes OCaml-style `(* … *)` comments (herd), keeping line numbers.
@@ -248,27 +348,87 @@ fn strip_comments(text: &str) -> String {
     out
 }
 
-type Init = (BTreeMap<String, i64>, BTreeMap<(usize, String), i64>);
+/// The initial state as written: values, the locations whose address a register holds
+/// (`P0:r0=&x`, `P0:r0=x`), and virtual aliases (`y=&x`, `y=x`, `y@generic aliases x`).
+#[derive(Default)]
+struct Init {
+    mem: BTreeMap<String, i64>,
+    regs: BTreeMap<(usize, String), i64>,
+    reg_ptrs: BTreeMap<(usize, String), String>,
+    aliases: BTreeMap<String, String>,
+}
 
-/// `x=0; P0:r0=0; 1:r1=2; int y = 1; uint32_t z; w:global;` — types and state spaces are accepted
-/// and ignored: every location is a naturally aligned scalar of its own.
+impl Init {
+    /// Gives every location named in the state an address (`0x1000 × (k + 1)` by name order),
+    /// stores the addresses in the pointer registers, and returns the register → location map
+    /// per thread.
+    fn resolve(&mut self) -> BTreeMap<(usize, String), String> {
+        let mut names: Vec<String> = self.mem.keys().cloned().collect();
+        names.extend(self.reg_ptrs.values().cloned());
+        names.sort();
+        names.dedup();
+        let addr = |n: &str| 0x1000 * (names.iter().position(|m| m == n).unwrap() as i64 + 1);
+        for (k, target) in &self.reg_ptrs {
+            self.regs.insert(k.clone(), addr(target));
+            self.mem.entry(target.clone()).or_insert(0);
+        }
+        for target in self.aliases.values() {
+            self.mem.entry(target.clone()).or_insert(0);
+        }
+        self.reg_ptrs.clone()
+    }
+}
+
+/// `x=0; P0:r0=0; 1:r1=2; int y = 1; uint32_t z; w:global; P0:r2=&x; P1:r3=y; a=&x;` — types
+/// and state spaces are accepted and ignored: every location is a naturally aligned scalar of
+/// its own, or a virtual alias of one (`a=&x`, `a=x`, `a@generic aliases x`: Dat3M's reading).
+/// Aliases through other proxies (`a@texture aliases x`) are refused by name.
 fn parse_init(cx: &Ctx, init: &[(usize, String)]) -> Result<Init, ParseError> {
-    let mut mem = BTreeMap::new();
-    let mut regs = BTreeMap::new();
+    let mut st = Init::default();
     for (ln, chunk) in init {
         for item in chunk.split(';') {
             let item = item.trim();
             if item.is_empty() {
                 continue;
             }
+            if let Some((virt, rest)) = item.split_once('@') {
+                // Dat3M's `y@PROXY aliases x`: only generic virtual aliases are modelled.
+                let words: Vec<&str> = rest.split_whitespace().collect();
+                match words.as_slice() {
+                    ["generic", "aliases", phys] if is_ident(virt.trim()) && is_ident(phys) => {
+                        st.aliases.insert(virt.trim().to_string(), phys.to_string());
+                        continue;
+                    }
+                    _ => {
+                        return Err(cx.err(
+                            *ln,
+                            item,
+                            "unsupported proxy declaration (`LOC@PROXY aliases LOC` with a texture, surface or constant proxy): only the generic proxy is modelled",
+                        ));
+                    }
+                }
+            }
             let (lhs, rhs) = match item.split_once('=') {
                 Some((l, r)) => (l.trim(), Some(r.trim())),
                 None => (item, None),
             };
-            let value = match rhs {
-                Some(r) => parse_int(r)
-                    .ok_or_else(|| cx.err(*ln, r, "expected an integer initial value"))?,
-                None => 0,
+            // An integer, or the address of a location (`&x` or `x`).
+            let (value, pointee) = match rhs {
+                Some(r) => match parse_int(r) {
+                    Some(v) => (v, None),
+                    None => {
+                        let target = r.strip_prefix('&').unwrap_or(r).trim();
+                        if !is_ident(target) || target.starts_with('%') {
+                            return Err(cx.err(
+                                *ln,
+                                r,
+                                "expected an integer initial value or a location (`&x`)",
+                            ));
+                        }
+                        (0, Some(target.to_string()))
+                    }
+                },
+                None => (0, None),
             };
             // The last word is the name; earlier words are a type (`int`, `uint32_t`, `.global .u32`).
             let name = lhs.split_whitespace().last().unwrap_or("");
@@ -278,12 +438,20 @@ fn parse_init(cx: &Ctx, init: &[(usize, String)]) -> Result<Init, ParseError> {
                 .unwrap_or(name);
             if let Some((t, r)) = name.split_once(':') {
                 if let Some(tid) = thread_number(t) {
-                    regs.insert((tid, norm_reg(r)), value);
+                    let key = (tid, norm_reg(r));
+                    match pointee {
+                        Some(p) => {
+                            st.reg_ptrs.insert(key, p);
+                        }
+                        None => {
+                            st.regs.insert(key, value);
+                        }
+                    }
                     continue;
                 }
                 // `x:global` / `x:shared`: a location declaration.
                 if rhs.is_none() && matches!(r, "global" | "shared" | "generic") {
-                    mem.entry(t.to_string()).or_insert(0);
+                    st.mem.entry(t.to_string()).or_insert(0);
                     continue;
                 }
                 return Err(cx.err(*ln, name, "expected `Pn:reg=value` or `location=value`"));
@@ -291,10 +459,18 @@ fn parse_init(cx: &Ctx, init: &[(usize, String)]) -> Result<Init, ParseError> {
             if !is_ident(name) {
                 return Err(cx.err(*ln, name, "expected a location or register name"));
             }
-            mem.insert(name.to_string(), value);
+            match pointee {
+                // Dat3M's `y = x` / `y = &x` for locations: y is a virtual alias of x.
+                Some(p) => {
+                    st.aliases.insert(name.to_string(), p);
+                }
+                None => {
+                    st.mem.insert(name.to_string(), value);
+                }
+            }
         }
     }
-    Ok((mem, regs))
+    Ok(st)
 }
 
 /// `P3` or `3` → 3.

@@ -150,16 +150,20 @@ pub enum FenceKind {
     Acquire,
     /// `fence.release` (PTX 8.6): release only.
     Release,
+    /// `fence.proxy.alias`: a proxy fence (not a memory fence, table 20) that makes accesses
+    /// through virtual aliases ordered by causality through it (8.9.5, proxy-preserved base
+    /// causality order, rule 3).
+    ProxyAlias,
 }
 
 impl FenceKind {
     /// Whether the fence completes an acquire pattern.
     pub fn acquires(self) -> bool {
-        !matches!(self, FenceKind::Release)
+        !matches!(self, FenceKind::Release | FenceKind::ProxyAlias)
     }
     /// Whether the fence starts a release pattern.
     pub fn releases(self) -> bool {
-        !matches!(self, FenceKind::Acquire)
+        !matches!(self, FenceKind::Acquire | FenceKind::ProxyAlias)
     }
 }
 
@@ -188,6 +192,10 @@ pub enum RmwOp {
     Min,
     /// `max`.
     Max,
+    /// `mul` (Dat3M's grammar).
+    Mul,
+    /// `div` (Dat3M's grammar; division by zero gives 0).
+    Div,
 }
 
 impl RmwOp {
@@ -205,6 +213,8 @@ impl RmwOp {
             "xor" => RmwOp::Xor,
             "min" => RmwOp::Min,
             "max" => RmwOp::Max,
+            "mul" => RmwOp::Mul,
+            "div" => RmwOp::Div,
             _ => return None,
         })
     }
@@ -237,6 +247,12 @@ pub enum AluOp {
     Shl,
     /// `a >> b`, logical.
     Shr,
+    /// `a * b` (wrapping).
+    Mul,
+    /// `a / b`, 0 when `b` is 0.
+    Div,
+    /// `a CMP b ? 1 : 0` (`setp`).
+    Set(Cmp),
 }
 
 impl AluOp {
@@ -267,6 +283,9 @@ impl AluOp {
             AluOp::Second => b,
             AluOp::Shl => a.wrapping_shl(b as u32),
             AluOp::Shr => ((a as u64).wrapping_shr(b as u32)) as i64,
+            AluOp::Mul => a.wrapping_mul(b),
+            AluOp::Div => a.checked_div(b).unwrap_or(0),
+            AluOp::Set(c) => i64::from(c.holds(a, b)),
         }
     }
 }
@@ -351,8 +370,17 @@ pub enum Instr {
     },
     /// A memory fence.
     Fence { kind: FenceKind, scope: Scope },
-    /// `bar.cta.sync N`.
-    Bar { id: i64 },
+    /// A CTA barrier: `bar{.cta}.sync a{, b}`, `bar{.cta}.arrive a{, b}` or
+    /// `bar{.cta}.red.OP d, a{, b}, {!}c`; `a` the barrier, `b` the number of threads that
+    /// complete it (all threads of the CTA when absent).
+    Bar {
+        /// What the thread does at the barrier.
+        op: BarOp,
+        /// The barrier's logical id.
+        id: Operand,
+        /// The thread count, if given.
+        count: Option<Operand>,
+    },
     /// `dst = a OP b` (`mov` is `Second` with `a` = 0).
     Alu {
         op: AluOp,
@@ -367,6 +395,55 @@ pub enum Instr {
         cond: Option<(Cmp, Operand, Operand)>,
         target: String,
     },
+}
+
+/// What a thread does at a CTA barrier (PTX `bar`/`barrier`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum BarOp {
+    /// `bar.sync`: arrive and wait for the barrier to complete.
+    Sync,
+    /// `bar.arrive`: arrive without waiting.
+    Arrive,
+    /// `bar.red.OP dst, a, {!}pred`: arrive, wait, and receive the reduction of every
+    /// participant's predicate.
+    Red {
+        /// The reduction.
+        op: BarRed,
+        /// The register receiving the result.
+        dst: String,
+        /// The predicate (non-zero is true), negated when `negate`.
+        pred: Operand,
+        /// `!c`.
+        negate: bool,
+    },
+}
+
+/// The reduction of `bar.red`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BarRed {
+    /// `.popc.u32`: how many predicates are true.
+    Popc,
+    /// `.and.pred`: 1 when all are true.
+    And,
+    /// `.or.pred`: 1 when any is true.
+    Or,
+}
+
+impl BarRed {
+    /// The result for `trues` true predicates among `n`.
+    ///
+    /// ```
+    /// use ptx_litmus::program::BarRed;
+    /// assert_eq!(BarRed::Popc.apply(2, 3), 2);
+    /// assert_eq!((BarRed::And.apply(2, 3), BarRed::Or.apply(2, 3)), (0, 1));
+    /// ```
+    pub fn apply(self, trues: usize, n: usize) -> i64 {
+        match self {
+            BarRed::Popc => trues as i64,
+            BarRed::And => i64::from(trues == n),
+            BarRed::Or => i64::from(trues > 0),
+        }
+    }
 }
 
 /// An instruction with its source line and text (for reports).
@@ -467,4 +544,10 @@ pub struct Litmus {
     pub quantifier: Quantifier,
     /// The proposition of the final condition.
     pub prop: Prop,
+    /// herd's `filter PROP`: executions whose final state does not satisfy it are left out
+    /// before the condition is evaluated.
+    pub filter: Option<Prop>,
+    /// Virtual aliases (Dat3M's `y = x`, `y = &x`, `y@generic aliases x`): a location name
+    /// that is another virtual address of the memory location it maps to.
+    pub aliases: BTreeMap<String, String>,
 }

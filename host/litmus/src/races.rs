@@ -5,7 +5,7 @@ use super::axioms::Orders;
 use super::graph::Graph;
 use std::fmt;
 
-/// One instruction of a racing pair.
+/// One instruction of a racing pair (or one a thread waits at forever).
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Site {
     /// Thread number.
@@ -43,7 +43,9 @@ pub fn collect(g: &Graph, orders: &Orders, out: &mut std::collections::BTreeSet<
         for j in i + 1..n {
             let Some(tj) = g.evs[j].thread else { continue };
             let (ei, ej) = (&g.evs[i], &g.evs[j]);
-            let conflict = ei.loc.is_some() && ei.loc == ej.loc && (ei.writes() || ej.writes());
+            // Overlapping (same virtual address, 8.2), at least one a write (8.7.1).
+            let conflict =
+                ei.loc.is_some() && g.same_vaddr[i] >> j & 1 == 1 && (ei.writes() || ej.writes());
             if ti == tj
                 || !conflict
                 || g.is_ms(i, j)
