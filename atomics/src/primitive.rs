@@ -218,9 +218,10 @@ pub trait AtomicBitwise: AtomicPrimitive {
 ///   8.4 at the `System` scope); `swap` is `atom.exch.b128`, `compare_exchange` is
 ///   `atom.cas.b128`, and `fetch_add`, `fetch_and`, `fetch_max`, … are `atom.cas.b128` loops
 ///   (sm_90 with PTX ISA 8.3, 8.4 at the `System` scope). Every sequence follows the ABI
-///   table as the 64-bit operations do. Build with e.g. `-C target-cpu=sm_90 -C
-///   target-feature=+ptx84`; on a target without them, using an operation is a compile-time
-///   error that names what it needs.
+///   table as the 64-bit operations do. Build with e.g. scoped-atomics-build's
+///   `PtxBuilder::new(..).arch("sm_90").ptx_isa(8, 4)` (`-C target-cpu=sm_90 -C
+///   target-feature=+ptx84` for every crate); on a target without them, using an operation is
+///   a compile-time error that names what it needs.
 /// * `--cfg loom`: the mirror models them like every other value.
 ///
 /// ```

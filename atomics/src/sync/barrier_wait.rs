@@ -304,8 +304,9 @@ fn parity_supported<S: Scope>() {
     const {
         assert!(
             !matches!(S::KIND, ScopeKind::Block),
-            "the parity waits of a Barrier<Block> need PTX ISA 7.1 on sm_80 (mbarrier.test_wait.parity): \
-             build with -C target-feature=+ptx71"
+            "the parity waits of a Barrier<Block> need PTX ISA 7.1 on sm_80 (mbarrier.test_wait.parity). \
+             With scoped-atomics-build: `PtxBuilder::new(..).arch(\"sm_80\").ptx_isa(7, 1)`; with \
+             cargo: -C target-feature=+ptx71 in RUSTFLAGS"
         )
     }
 }

@@ -24,17 +24,21 @@
 //! # What the builder does
 //!
 //! `cargo +<pinned nightly> rustc --lib -Zbuild-std=core --target nvptx64-nvidia-cuda` on the
-//! crate, with `RUSTFLAGS` (so that they reach every dependency, `scoped-atomics` included):
-//! `-C target-cpu=<sm>` (and `+ptx86` for `sm_90_ptx86`), `-Cpanic=immediate-abort`,
-//! `-Zcross-crate-inline-threshold=always` (an rlib's PTX holds only its own code, so everything
-//! it calls must be inlined into it), and one codegen unit. The PTX is written to
+//! crate, with `target.nvptx64-nvidia-cuda.rustflags` (so that they reach every dependency,
+//! `scoped-atomics` included, and join those of the crate's own `.cargo/config.toml`):
+//! `-C target-cpu=<sm>` and `-C target-feature=+ptx<NN>` ([`PtxBuilder::arch`],
+//! [`PtxBuilder::ptx_isa`]), `-Cpanic=immediate-abort`, `-Zcross-crate-inline-threshold=always`
+//! (an rlib's PTX holds only its own code, so everything it calls must be inlined into it), one
+//! codegen unit, and the flags of [`PtxBuilder::rustflag`]. The PTX is written to
 //! `<out_dir>/<crate>.<arch>.ptx`; `ptxas` assembles it when asked. Cargo's own fingerprints and
 //! the assembler's log cache make an unchanged rebuild take well under a second. In a build
 //! script it prints `cargo:rerun-if-changed` for every source file of the kernel crate and its
 //! path dependencies (from the build's dep-info).
 //!
-//! PTX is forward compatible: the driver compiles `sm_80` PTX for any later GPU (sm_86, sm_89,
-//! sm_90, …), so the accepted architectures, [`ARCHS`], cover every GPU from Volta on.
+//! [`ARCHS`] are every architecture of the pinned nightly from Volta (sm_70) on. PTX is forward
+//! compatible: the driver compiles `sm_70` PTX for any later GPU, so a newer architecture or
+//! PTX ISA version is only needed for what it adds (the library's compile-time errors say which
+//! `.arch(…)`/`.ptx_isa(…)` an operation needs).
 //!
 //! ```no_run
 //! // build.rs of the host crate
@@ -50,12 +54,14 @@
 //! }
 //! ```
 
+mod gpu_target;
 pub mod ptx;
 mod tools;
 
+pub use gpu_target::{ARCHS, GpuTarget, PTX_ISAS, parse_ptx_isa};
 pub use tools::find_tools;
 
-use ptx::{Target, Toolchain};
+use ptx::Toolchain;
 use std::fmt;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -65,15 +71,15 @@ use std::process::Command;
 /// variable `SCOPED_ATOMICS_NIGHTLY` overrides it.
 pub const PINNED_NIGHTLY: &str = "nightly-2026-05-20";
 
-/// The architectures [`PtxBuilder::arch`] accepts.
-pub const ARCHS: [&str; 4] = ["sm_70", "sm_80", "sm_90", "sm_90_ptx86"];
-
 /// Why a build failed. Every variant's message names the problem and, for a missing tool, says
 /// in one line how to install it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Error {
     /// The architecture is not one of [`ARCHS`].
     UnknownArch(String),
+    /// The PTX ISA version is not one of [`PTX_ISAS`], or older than the architecture's oldest
+    /// (the message says which).
+    UnknownPtxIsa(String),
     /// The path is not a crate with a library target.
     NotAKernelCrate {
         /// The crate directory given.
@@ -111,8 +117,9 @@ impl fmt::Display for Error {
             Error::UnknownArch(a) => write!(
                 f,
                 "unknown architecture `{a}`: accepted are {}",
-                ARCHS.join(", ")
+                ARCHS.map(|(arch, _)| arch).join(", ")
             ),
+            Error::UnknownPtxIsa(why) => f.write_str(why),
             Error::NotAKernelCrate { path, why } => {
                 write!(f, "{} is not a kernel crate: {why}", path.display())
             }
@@ -160,6 +167,8 @@ impl std::error::Error for Error {}
 pub struct PtxBuilder {
     crate_path: PathBuf,
     arch: String,
+    ptx_isa: Option<(u8, u8)>,
+    rustflags: Vec<String>,
     release: bool,
     verify: bool,
     out_dir: Option<PathBuf>,
@@ -184,14 +193,18 @@ impl PtxBuilder {
         PtxBuilder {
             crate_path: dir,
             arch: "sm_70".into(),
+            ptx_isa: None,
+            rustflags: Vec::new(),
             release: true,
             verify: false,
             out_dir: None,
         }
     }
 
-    /// The target architecture, one of [`ARCHS`] (`sm_90_ptx86`: sm_90 with PTX ISA 8.6, which
-    /// has `fence.acquire`/`fence.release`). Checked by [`build`](Self::build).
+    /// The target architecture, one of [`ARCHS`]: every `-C target-cpu` of the pinned
+    /// nightly's nvptx backend from sm_70 on (`sm_75`, `sm_86`, `sm_89`, `sm_90a`, `sm_100`,
+    /// `sm_120`, …), and `sm_90_ptx86`, short for `.arch("sm_90").ptx_isa(8, 6)`. Checked by
+    /// [`build`](Self::build).
     ///
     /// ```
     /// let b = scoped_atomics_build::PtxBuilder::new("kernels").arch("sm_80");
@@ -200,6 +213,62 @@ impl PtxBuilder {
     pub fn arch(mut self, arch: impl Into<String>) -> Self {
         self.arch = arch.into();
         self
+    }
+
+    /// The PTX ISA version, one of [`PTX_ISAS`] and not older than the architecture's oldest
+    /// (by default that oldest): e.g. `.arch("sm_70").ptx_isa(8, 3)` for 128-bit loads and
+    /// stores on Volta, `.arch("sm_80").ptx_isa(7, 1)` for the parity waits of a
+    /// `Barrier<Block>`. It reaches every crate of the build (`-C target-feature=+ptx83`), so
+    /// the library's `cfg` gates see it. The PTX file is then `<crate>.sm_70_ptx83.ptx`.
+    ///
+    /// ```
+    /// let b = scoped_atomics_build::PtxBuilder::new("kernels").arch("sm_70").ptx_isa(8, 3);
+    /// # let _ = b;
+    /// ```
+    pub fn ptx_isa(mut self, major: u8, minor: u8) -> Self {
+        self.ptx_isa = Some((major, minor));
+        self
+    }
+
+    /// One more flag for `rustc`, for every crate of the device build (dependencies and `core`
+    /// included), after the builder's own: e.g. `"-Cllvm-args=--nvptx-sched4reg"` or
+    /// `"--cfg=my_kernels_feature"`. The kernel crate's `.cargo/config.toml`
+    /// `[target.nvptx64-nvidia-cuda] rustflags` are added too; `RUSTFLAGS` of the outer build
+    /// is not (it is the host's).
+    ///
+    /// ```
+    /// let b = scoped_atomics_build::PtxBuilder::new("kernels").rustflag("--cfg=fast_path");
+    /// # let _ = b;
+    /// ```
+    pub fn rustflag(mut self, flag: impl Into<String>) -> Self {
+        self.rustflags.push(flag.into());
+        self
+    }
+
+    /// Both [`arch`](Self::arch) and [`ptx_isa`](Self::ptx_isa) from a [`GpuTarget`] (e.g. one
+    /// read by [`GpuTarget::parse`] from a command line).
+    ///
+    /// ```
+    /// use scoped_atomics_build::{GpuTarget, PtxBuilder};
+    /// let b = PtxBuilder::new("kernels").gpu_target(&GpuTarget::parse("sm_70_ptx83")?);
+    /// assert_eq!(b.target()?.name(), "sm_70_ptx83");
+    /// # Ok::<(), scoped_atomics_build::Error>(())
+    /// ```
+    pub fn gpu_target(mut self, target: &GpuTarget) -> Self {
+        self.arch = target.arch().to_string();
+        self.ptx_isa = target.requested_ptx_isa();
+        self
+    }
+
+    /// The target this builder builds for: its architecture and PTX ISA version, checked.
+    ///
+    /// ```
+    /// let b = scoped_atomics_build::PtxBuilder::new("kernels").arch("sm_100");
+    /// assert_eq!(b.target()?.ptx_isa(), (8, 6));
+    /// # Ok::<(), scoped_atomics_build::Error>(())
+    /// ```
+    pub fn target(&self) -> Result<GpuTarget, Error> {
+        GpuTarget::new(&self.arch, self.ptx_isa)
     }
 
     /// Release (the default) or debug profile (`dev`: overflow checks and debug assertions,
@@ -239,8 +308,7 @@ impl PtxBuilder {
 
     /// Builds the PTX and returns its path, `<out_dir>/<crate>.<arch>.ptx`.
     pub fn build(&self) -> Result<PathBuf, Error> {
-        let target =
-            Target::from_name(&self.arch).ok_or_else(|| Error::UnknownArch(self.arch.clone()))?;
+        let target = self.target()?;
         let manifest = self.crate_path.join("Cargo.toml");
         if !manifest.is_file() {
             return Err(Error::NotAKernelCrate {
@@ -253,7 +321,7 @@ impl PtxBuilder {
             .canonicalize()
             .map_err(|e| Error::Io(format!("{}: {e}", self.crate_path.display())))?;
         let manifest = crate_dir.join("Cargo.toml");
-        let tools = find_tools(self.verify.then_some(target))?;
+        let tools = find_tools(self.verify.then_some(&target))?;
         let lib = lib_name(&tools, &manifest)?;
         let in_build_script = std::env::var_os("OUT_DIR").is_some()
             && std::env::var_os("CARGO_CFG_TARGET_ARCH").is_some();
@@ -267,7 +335,7 @@ impl PtxBuilder {
         let out_dir = out_dir.canonicalize().unwrap_or(out_dir);
         let out = out_dir.join(format!("{lib}.{}.ptx", target.name()));
         let target_dir = out_dir.join("target").join(target.name());
-        self.cargo_build(&tools, target, &manifest, &target_dir, &out)?;
+        self.cargo_build(&tools, &target, &manifest, &target_dir, &out)?;
         if in_build_script {
             for file in dep_info_sources(&target_dir, &lib, self.release) {
                 println!("cargo:rerun-if-changed={}", file.display());
@@ -277,7 +345,7 @@ impl PtxBuilder {
             println!("cargo:rerun-if-env-changed=PTXAS");
         }
         if self.verify {
-            verify(&tools, &out, target)?;
+            verify(&tools, &out, &target)?;
         }
         Ok(out)
     }
@@ -285,7 +353,7 @@ impl PtxBuilder {
     fn cargo_build(
         &self,
         tools: &Toolchain,
-        target: Target,
+        target: &GpuTarget,
         manifest: &Path,
         target_dir: &Path,
         out: &Path,
@@ -297,10 +365,6 @@ impl PtxBuilder {
             let mut cmd = Command::new(&tools.cargo);
             ptx::clean_env(&mut cmd);
             cmd.current_dir(manifest.parent().unwrap_or(Path::new(".")))
-                .env(
-                    "RUSTFLAGS",
-                    format!("{} -Ccodegen-units=1", target.rustflags()),
-                )
                 .arg(format!("+{}", tools.nightly))
                 .args(["rustc", "--lib", "--manifest-path"])
                 .arg(manifest)
@@ -310,6 +374,9 @@ impl PtxBuilder {
                 .args(["--config", &format!("profile.{profile}.codegen-units=1")])
                 // ptxas cannot parse the DWARF sections LLVM writes into PTX.
                 .args(["--config", &format!("profile.{profile}.debug=0")])
+                // Not `RUSTFLAGS`, which would replace the crate's own
+                // `[target.nvptx64-nvidia-cuda] rustflags`: cargo joins the arrays.
+                .args(["--config", &rustflags_config(&self.rustflags(target))])
                 .arg("--")
                 .arg(format!("--emit=asm={}", out.display()));
             let shown = format!("{cmd:?}");
@@ -337,6 +404,30 @@ impl PtxBuilder {
             out.display()
         )))
     }
+}
+
+impl PtxBuilder {
+    /// Every crate's flags: the target's, what makes one crate's PTX self-contained (see
+    /// [`ptx::Target::rustflags`]), one codegen unit, and the user's.
+    fn rustflags(&self, target: &GpuTarget) -> Vec<String> {
+        let mut flags = target.rustflags();
+        flags.extend(ptx::SELF_CONTAINED_FLAGS.map(String::from));
+        flags.push("-Ccodegen-units=1".into());
+        flags.extend(self.rustflags.iter().cloned());
+        flags
+    }
+}
+
+/// `target.nvptx64-nvidia-cuda.rustflags=[…]` for `cargo --config`, each flag a TOML string.
+fn rustflags_config(flags: &[String]) -> String {
+    let quoted: Vec<String> = flags
+        .iter()
+        .map(|f| format!("\"{}\"", f.replace('\\', "\\\\").replace('"', "\\\"")))
+        .collect();
+    format!(
+        "target.nvptx64-nvidia-cuda.rustflags=[{}]",
+        quoted.join(", ")
+    )
 }
 
 /// The package name, from the manifest.
@@ -427,8 +518,13 @@ fn dep_info_sources(target_dir: &Path, lib: &str, release: bool) -> Vec<PathBuf>
 }
 
 /// Assembles `ptx` with ptxas; a rejection names ptxas's message and the PTX line it points at.
-fn verify(tools: &Toolchain, ptx: &Path, target: Target) -> Result<(), Error> {
-    match ptx::assemble(tools, ptx, target) {
+fn verify(tools: &Toolchain, ptx: &Path, target: &GpuTarget) -> Result<(), Error> {
+    let ptxas = if target.needs_ptxas_12() {
+        &tools.ptxas_12
+    } else {
+        &tools.ptxas_13
+    };
+    match ptx::assemble_with(ptxas, ptx, target.cpu()) {
         Ok(_) => Ok(()),
         Err(e) => {
             let message = match e {
@@ -486,13 +582,34 @@ mod tests {
 
     #[test]
     fn an_unknown_arch_names_the_accepted_ones() {
-        let e = PtxBuilder::new(".").arch("sm_75").build().unwrap_err();
-        assert_eq!(e, Error::UnknownArch("sm_75".into()));
+        let e = PtxBuilder::new(".").arch("sm_60").build().unwrap_err();
+        assert_eq!(e, Error::UnknownArch("sm_60".into()));
         assert!(
             e.to_string()
-                .contains("accepted are sm_70, sm_80, sm_90, sm_90_ptx86"),
+                .contains("accepted are sm_70, sm_72, sm_75, sm_80, sm_86"),
             "{e}"
         );
+        let e = PtxBuilder::new(".").arch("sm_100").ptx_isa(8, 3).build();
+        assert!(matches!(e, Err(Error::UnknownPtxIsa(_))), "{e:?}");
+    }
+
+    #[test]
+    fn the_rustflags_reach_cargo_as_one_toml_array_after_the_builders_own() {
+        let b = PtxBuilder::new(".")
+            .arch("sm_70")
+            .ptx_isa(8, 3)
+            .rustflag("--cfg=a\"b");
+        let flags = b.rustflags(&b.target().unwrap());
+        assert_eq!(
+            flags[..2],
+            ["-Ctarget-cpu=sm_70", "-Ctarget-feature=+ptx83"]
+        );
+        assert_eq!(flags.last().unwrap(), "--cfg=a\"b");
+        let config = rustflags_config(&flags);
+        assert!(
+            config.starts_with("target.nvptx64-nvidia-cuda.rustflags=[\"-Ctarget-cpu=sm_70\", ")
+        );
+        assert!(config.ends_with(", \"--cfg=a\\\"b\"]"), "{config}");
     }
 
     #[test]

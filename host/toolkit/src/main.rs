@@ -26,6 +26,8 @@
 //! per-kernel instruction lists.
 //!
 //! `ptx --crate PATH [--target T|all] [--out DIR] [--debug]` builds a user's kernel crate
+//! (`T`: any architecture of `scoped_atomics_build::ARCHS`, optionally with a PTX ISA version:
+//! `sm_75`, `sm_100`, `sm_70_ptx83`)
 //! instead, with [`scoped_atomics_host::build::PtxBuilder`] (every target by default), assembles
 //! each PTX with ptxas and lists its kernels; the PTX goes to `DIR` (default `PATH/target/ptx`).
 //!
@@ -33,13 +35,14 @@
 //! workspace whose path dependencies point at this checkout (`cd DIR && cargo test`).
 
 use scoped_atomics_host::abi::AbiTable;
+use scoped_atomics_host::build::GpuTarget;
 use scoped_atomics_host::conformance::{self, TargetReport};
 use scoped_atomics_host::ptx::{Target, Toolchain};
 use std::process::ExitCode;
 
 mod cli;
 
-const USAGE: &str = "usage: scoped-atomics-host demo [--verbose] | scoped-atomics-host ptx [--target sm_70|sm_80|sm_90|sm_90_ptx86|all] [--jobs N] [--verbose] [--crate PATH [--out DIR] [--debug]] | scoped-atomics-host sim FILE.ptx --kernel NAME --grid X[,Y,Z] --block X[,Y,Z] [--arg …]… [--seed N] [--schedules K] [--json] | scoped-atomics-host litmus FILE_OR_DIR... [--races] [--json] | scoped-atomics-host new DIR";
+const USAGE: &str = "usage: scoped-atomics-host demo [--verbose] | scoped-atomics-host ptx [--target sm_70|sm_80|sm_90|sm_90_ptx86|all] [--jobs N] [--verbose] [--crate PATH [--target sm_75|sm_70_ptx83|…] [--out DIR] [--debug]] | scoped-atomics-host sim FILE.ptx --kernel NAME --grid X[,Y,Z] --block X[,Y,Z] [--arg …]… [--seed N] [--schedules K] [--json] | scoped-atomics-host litmus FILE_OR_DIR... [--races] [--json] | scoped-atomics-host new DIR";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -66,6 +69,7 @@ fn ptx(args: &[String]) -> ExitCode {
     let mut jobs = 2;
     let mut kernel_crate: Option<String> = None;
     let mut out_dir: Option<String> = None;
+    let mut crate_target: Option<String> = None;
     let mut release = true;
     let mut verbose = false;
     let mut it = args.iter();
@@ -83,13 +87,8 @@ fn ptx(args: &[String]) -> ExitCode {
             ("--target", Some(t)) if Target::from_name(t).is_some() => {
                 targets = vec![Target::from_name(t).unwrap()]
             }
-            ("--target", Some(t)) => {
-                eprintln!(
-                    "scoped-atomics-host ptx: unknown target `{t}`: accepted are {}, all",
-                    scoped_atomics_host::build::ARCHS.join(", ")
-                );
-                return ExitCode::from(2);
-            }
+            // Any architecture of the builder, for `--crate` (checked below).
+            ("--target", Some(t)) => crate_target = Some(t.to_string()),
             ("--jobs", Some(n)) if n.parse::<usize>().is_ok_and(|n| n > 0) => {
                 jobs = n.parse().unwrap()
             }
@@ -102,7 +101,24 @@ fn ptx(args: &[String]) -> ExitCode {
         }
     }
     if let Some(path) = kernel_crate {
+        let targets: Vec<GpuTarget> = match crate_target {
+            None => targets.iter().map(|t| GpuTarget::parse(t.name())).collect(),
+            Some(t) => GpuTarget::parse(&t).map(|t| vec![t]),
+        }
+        .unwrap_or_else(|e| {
+            eprintln!("scoped-atomics-host ptx: {e}");
+            std::process::exit(2)
+        });
         return ptx_crate(&path, &targets, out_dir.as_deref(), release, verbose);
+    }
+    if let Some(t) = crate_target {
+        eprintln!(
+            "scoped-atomics-host ptx: unknown target `{t}`: the conformance check builds {}, all \
+             (with --crate PATH: any of {}, optionally with _ptx<NN>, e.g. sm_70_ptx83)",
+            Target::ALL.map(Target::name).join(", "),
+            scoped_atomics_host::build::ARCHS.map(|(a, _)| a).join(", ")
+        );
+        return ExitCode::from(2);
     }
     if out_dir.is_some() || !release {
         eprintln!("scoped-atomics-host ptx: --out and --debug go with --crate PATH\n{USAGE}");
@@ -209,7 +225,7 @@ fn new(dir: &str) -> ExitCode {
 /// it with ptxas, and lists its kernels.
 fn ptx_crate(
     path: &str,
-    targets: &[Target],
+    targets: &[GpuTarget],
     out: Option<&str>,
     release: bool,
     verbose: bool,
@@ -227,7 +243,7 @@ fn ptx_crate(
     );
     for target in targets {
         let mut builder = PtxBuilder::new(path)
-            .arch(target.name())
+            .gpu_target(target)
             .release(release)
             .verify_with_ptxas(true);
         if let Some(dir) = out {

@@ -18,10 +18,11 @@ impl<S: Scope> ScopeAvailable<S> {
     pub(super) const CHECK: () = assert!(
         !matches!(S::KIND, ScopeKind::Cluster) || HAS_CLUSTER_SCOPE,
         "scoped-atomics: the Cluster scope (PTX `.cluster`) needs sm_90 or newer with PTX ISA 7.8, \
-         and this crate was compiled for an older target. `-C target-cpu=sm_90` must reach every \
-         crate of the build, dependencies included: pass it in RUSTFLAGS (or in \
-         `[target.nvptx64-nvidia-cuda] rustflags` of .cargo/config.toml), not only after `--` \
-         of `cargo rustc`, which applies to the last crate alone"
+         and this crate was compiled for an older target. With scoped-atomics-build: \
+         `PtxBuilder::new(..).arch(\"sm_90\")` (or sm_100, sm_120, …); with cargo: \
+         `-C target-cpu=sm_90` must reach every crate of the build, dependencies included: pass \
+         it in RUSTFLAGS (or in `[target.nvptx64-nvidia-cuda] rustflags` of .cargo/config.toml), \
+         not only after `--` of `cargo rustc`, which applies to the last crate alone"
     );
 }
 
@@ -38,14 +39,16 @@ impl<S: Scope> Wide128Available<S> {
         assert!(
             HAS_B128_LOAD_STORE,
             "scoped-atomics: 128-bit atomic load/store (PTX `ld`/`st` `.b128`) needs PTX ISA 8.3 or \
-             newer (sm_70 or newer), and this crate was compiled for an older PTX ISA. Build with \
-             `-C target-feature=+ptx84` (or `+ptx83` without the System scope) in RUSTFLAGS, so \
-             that it reaches every crate of the build"
+             newer (sm_70 or newer), and this crate was compiled for an older PTX ISA. With \
+             scoped-atomics-build: `PtxBuilder::new(..).ptx_isa(8, 4)` (or `(8, 3)` without the \
+             System scope); with cargo: `-C target-feature=+ptx84` in RUSTFLAGS, so that it \
+             reaches every crate of the build"
         );
         assert!(
             !Self::SYSTEM || HAS_B128_SYSTEM,
             "scoped-atomics: a 128-bit atomic at the System scope (`.b128` with `.sys`) needs PTX \
-             ISA 8.4 or newer: build with `-C target-feature=+ptx84` in RUSTFLAGS"
+             ISA 8.4 or newer. With scoped-atomics-build: `PtxBuilder::new(..).ptx_isa(8, 4)`; \
+             with cargo: `-C target-feature=+ptx84` in RUSTFLAGS"
         );
     };
 
@@ -54,13 +57,16 @@ impl<S: Scope> Wide128Available<S> {
             HAS_B128_RMW,
             "scoped-atomics: 128-bit atomic read-modify-writes (`swap`, `compare_exchange`, \
              `fetch_*`: PTX `atom.cas.b128`/`atom.exch.b128`) need sm_90 or newer with PTX ISA 8.3, \
-             and this crate was compiled for an older target. Build with `-C target-cpu=sm_90 -C \
-             target-feature=+ptx84` in RUSTFLAGS, so that it reaches every crate of the build"
+             and this crate was compiled for an older target. With scoped-atomics-build: \
+             `PtxBuilder::new(..).arch(\"sm_90\").ptx_isa(8, 4)`; with cargo: `-C \
+             target-cpu=sm_90 -C target-feature=+ptx84` in RUSTFLAGS, so that it reaches every \
+             crate of the build"
         );
         assert!(
             !Self::SYSTEM || HAS_B128_SYSTEM,
             "scoped-atomics: a 128-bit atomic at the System scope (`.b128` with `.sys`) needs PTX \
-             ISA 8.4 or newer: build with `-C target-feature=+ptx84` in RUSTFLAGS"
+             ISA 8.4 or newer. With scoped-atomics-build: `PtxBuilder::new(..).ptx_isa(8, 4)`; \
+             with cargo: `-C target-feature=+ptx84` in RUSTFLAGS"
         );
     };
 }
