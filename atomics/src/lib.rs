@@ -145,6 +145,7 @@ mod scope;
 mod scoped;
 pub mod sync;
 pub mod time;
+mod value;
 
 pub use atomic::Atomic;
 pub use atomic_ref::{AtomicReadRef, AtomicRef};
@@ -165,3 +166,4 @@ pub use scoped::{
     block, cluster, device, system, thread,
 };
 pub use sync::{ArrivalToken, Barrier, BinarySemaphore, CountingSemaphore, Latch};
+pub use value::{AtomicValue, ValueBits};

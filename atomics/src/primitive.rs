@@ -21,6 +21,7 @@ use crate::Scope;
 use crate::imp::{
     RawAtomic, RawBool, RawFloat, RawInt, RawIntReduce, RawReduce, Storage, core_storage,
 };
+use crate::value::{self, AtomicValue};
 use core::sync::atomic::Ordering;
 use half::{bf16, f16};
 
@@ -30,9 +31,10 @@ mod sealed {
 
 /// A type that [`Atomic<T, S>`](crate::Atomic) can hold: `bool`, the integers `u8` … `u128`,
 /// `i8` … `i128`, `usize`, `isize`, the floats `f32` and `f64`, the half-precision
-/// [`f16`](crate::f16) and [`bf16`](crate::bf16) (the `half` crate's), and raw pointers `*mut U`.
+/// [`f16`](crate::f16) and [`bf16`](crate::bf16) (the `half` crate's), raw pointers `*mut U`,
+/// and the user's own types of 1, 2, 4, 8 or 16 bytes through [`AtomicValue`].
 ///
-/// Sealed. `Atomic<T, S>` has the size and alignment of the `core::sync::atomic` type of the same
+/// Sealed (implement [`AtomicValue`] for a type of your own). `Atomic<T, S>` has the size and alignment of the `core::sync::atomic` type of the same
 /// width (`AtomicU32` for `u32` and `f32`, `AtomicPtr<U>` for `*mut U`, …; 16 bytes, 16-aligned
 /// for `u128` and `i128`, see [`AtomicInteger`] for where those run). Every `Atomic<T, S>`
 /// has the methods `core::sync::atomic`'s types share (`load`, `store`, `swap`,
@@ -76,9 +78,9 @@ pub trait AtomicPrimitive: Copy + sealed::Sealed {
         Self::ALWAYS_LOCK_FREE
     }
 
-    /// What `Default` gives: zero, `false` or a null pointer.
+    /// What `Default` gives: zero, `false`, a null pointer, or an [`AtomicValue`]'s `default()`.
     #[doc(hidden)]
-    const DEFAULT: Self;
+    fn default_value() -> Self;
 
     /// Whether `self` and `other` have the same bits (what `compare_exchange` and `wait` compare).
     #[doc(hidden)]
@@ -351,7 +353,10 @@ macro_rules! primitives {
         impl sealed::Sealed for $t {}
         impl AtomicPrimitive for $t {
             type Storage = Storage::$storage;
-            const DEFAULT: Self = $default;
+            #[inline(always)]
+            fn default_value() -> Self {
+                $default
+            }
             $(
                 const ALWAYS_LOCK_FREE: bool = $always;
                 #[inline(always)]
@@ -458,7 +463,10 @@ impl<U> AtomicCoreInterop for *mut U {
 impl<U> sealed::Sealed for *mut U {}
 impl<U> AtomicPrimitive for *mut U {
     type Storage = Storage::Ptr<U>;
-    const DEFAULT: Self = core::ptr::null_mut();
+    #[inline(always)]
+    fn default_value() -> Self {
+        core::ptr::null_mut()
+    }
     #[inline(always)]
     fn same_bits(self, other: Self) -> bool {
         // The address, as `AtomicPtr::compare_exchange` compares it (provenance is not compared).
@@ -476,6 +484,44 @@ impl<U> AtomicPrimitive for *mut U {
     unsafe fn mirror_view<'a>(ptr: *mut Self) -> &'a Self::Storage {
         // SAFETY: the caller's contract.
         unsafe { crate::imp::view(ptr) }
+    }
+}
+
+impl<T: AtomicValue> sealed::Sealed for T {}
+
+/// A user's type travels as its `Bits` (see [`AtomicValue`]): the integer's storage, lock
+/// freedom and mirror location.
+impl<T> AtomicPrimitive for T
+where
+    T: AtomicValue,
+    <T::Bits as AtomicPrimitive>::Storage: RawAtomic<T>,
+{
+    type Storage = <T::Bits as AtomicPrimitive>::Storage;
+    const ALWAYS_LOCK_FREE: bool = <T::Bits as AtomicPrimitive>::ALWAYS_LOCK_FREE;
+    #[inline(always)]
+    fn is_lock_free() -> bool {
+        <T::Bits as AtomicPrimitive>::is_lock_free()
+    }
+    #[inline(always)]
+    fn default_value() -> Self {
+        T::default()
+    }
+    #[inline(always)]
+    fn same_bits(self, other: Self) -> bool {
+        value::to_bits(self) == value::to_bits(other)
+    }
+    #[cfg(loom)]
+    fn storage_new(value: Self) -> Self::Storage {
+        <T::Bits as AtomicPrimitive>::storage_new(value::to_bits(value))
+    }
+    #[cfg(loom)]
+    fn storage_into_inner(storage: Self::Storage) -> Self {
+        value::from_bits(<T::Bits as AtomicPrimitive>::storage_into_inner(storage))
+    }
+    #[cfg(loom)]
+    unsafe fn mirror_view<'a>(ptr: *mut Self) -> &'a Self::Storage {
+        // SAFETY: the caller's contract; `Self` and `Bits` have one size.
+        unsafe { <T::Bits as AtomicPrimitive>::mirror_view(ptr.cast()) }
     }
 }
 

@@ -600,9 +600,10 @@ impl<T: AtomicPrimitive, S: Scope> From<T> for Atomic<T, S> {
 }
 
 impl<T: AtomicPrimitive, S: Scope> Default for Atomic<T, S> {
-    /// An atomic holding zero, `false` or a null pointer, as `core`'s atomics.
+    /// An atomic holding zero, `false` or a null pointer, as `core`'s atomics (an
+    /// [`AtomicValue`](crate::AtomicValue)'s `default()`).
     #[inline(always)]
     fn default() -> Self {
-        Self::new(T::DEFAULT)
+        Self::new(T::default_value())
     }
 }

@@ -183,6 +183,23 @@ impl<U> Mirror for *mut U {
     }
 }
 
+/// A user's [`AtomicValue`](crate::AtomicValue) is logged as its bits, in its `Bits`' location.
+impl<T> Mirror for T
+where
+    T: crate::AtomicValue,
+    T::Bits: Mirror,
+{
+    type Repr = T::Bits;
+    #[inline]
+    fn to_bits(self) -> Bits {
+        crate::value::to_bits(self).to_bits()
+    }
+    #[inline]
+    fn from_bits(bits: Bits) -> Self {
+        crate::value::from_bits(<T::Bits as Mirror>::from_bits(bits))
+    }
+}
+
 impl<R: Mirror> Location<R> {
     pub fn new(value: R) -> Self {
         let state = LocationState::new(
