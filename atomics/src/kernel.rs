@@ -366,6 +366,16 @@ mod api {
 #[cfg(any(target_arch = "nvptx64", feature = "std", loom))]
 pub use api::*;
 
+#[cfg(any(target_arch = "nvptx64", feature = "std", loom))]
+mod warp;
+#[cfg(any(target_arch = "nvptx64", feature = "std", loom))]
+pub use warp::{
+    BitsValue, ReduceValue, ShuffleValue, activemask, all_sync, any_sync, ballot_sync,
+    match_all_sync, match_any_sync, reduce_add_sync, reduce_and_sync, reduce_max_sync,
+    reduce_min_sync, reduce_or_sync, reduce_xor_sync, shfl_down_sync, shfl_sync, shfl_up_sync,
+    shfl_xor_sync, sync_threads_and, sync_threads_count, sync_threads_or,
+};
+
 /// A block-shared array: `block_shared!(NAME: [T; N])` evaluates to a `*mut [T; N]` to memory
 /// that all threads of the block share (`__shared__ T NAME[N]`). One array per call site.
 ///

@@ -18,8 +18,9 @@ mod ptr;
 
 /// An atomic `T` whose operations synchronise with the threads of scope `S`; `cuda::atomic<T, S>`.
 ///
-/// `T` is `bool`, an integer, `f32`, `f64`, [`f16`](crate::f16), [`bf16`](crate::bf16) or
-/// `*mut U`; `S` is [`Thread`](crate::Thread),
+/// `T` is `bool`, an integer, `f32`, `f64`, [`f16`](crate::f16), [`bf16`](crate::bf16),
+/// `*mut U`, or a type of the user's of 1, 2, 4, 8 or 16 bytes ([`AtomicValue`](crate::AtomicValue));
+/// `S` is [`Thread`](crate::Thread),
 /// [`Block`](crate::Block), [`Cluster`](crate::Cluster), [`Device`](crate::Device) or
 /// [`System`] (the default). The methods are those of the `core::sync::atomic` type of the same
 /// `T`, with the same signatures and semantics. Those every `T` has are in the first impl below;
