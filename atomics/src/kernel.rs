@@ -181,6 +181,11 @@ mod imp {
         // SAFETY: suspends the thread for about `ns` nanoseconds (sm_70+).
         unsafe { asm!("nanosleep.u32 {t};", t = in(reg32) ns, options(nostack)) }
     }
+
+    #[inline(always)]
+    pub fn spin_loop() {
+        core::hint::spin_loop()
+    }
 }
 
 #[cfg(all(not(target_arch = "nvptx64"), any(feature = "std", loom)))]
@@ -190,6 +195,10 @@ mod imp {
     };
 
     pub fn nanosleep(_ns: u32) {
+        spin_loop()
+    }
+
+    pub fn spin_loop() {
         #[cfg(loom)]
         loom::thread::yield_now();
         #[cfg(not(loom))]
@@ -360,6 +369,28 @@ mod api {
     #[inline(always)]
     pub fn nanosleep(ns: u32) {
         imp::nanosleep(ns)
+    }
+
+    /// The body of a spin loop of the kernel author's: `while !done() { spin_loop() }`. On the
+    /// device `core::hint::spin_loop()` (nothing: use [`nanosleep`] to back off); on host
+    /// threads a yield, so that a spinning thread lets the one it waits for run on a busy
+    /// machine; under loom `loom::thread::yield_now()`, which tells loom that this thread makes
+    /// no progress until another one runs, so loom explores the other threads instead of every
+    /// number of spins (a spin without it makes loom give up with "Model exceeded maximum
+    /// number of branches"). The library's own waits (`wait`, `Barrier`, `Latch`, semaphores)
+    /// do the same already.
+    ///
+    /// ```
+    /// use scoped_atomics::{Atomic, Device, Ordering};
+    /// use scoped_atomics::kernel::spin_loop;
+    /// let ready = Atomic::<bool, Device>::new(true);
+    /// while !ready.load(Ordering::Acquire) {
+    ///     spin_loop();
+    /// }
+    /// ```
+    #[inline(always)]
+    pub fn spin_loop() {
+        imp::spin_loop()
     }
 }
 
