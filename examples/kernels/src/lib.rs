@@ -160,13 +160,20 @@ mod entry {
     }
 
     #[unsafe(no_mangle)]
-    pub unsafe extern "ptx-kernel" fn block_sum_block_scope_bug(input: *const u32, total: *mut u32) {
+    pub unsafe extern "ptx-kernel" fn block_sum_block_scope_bug(
+        input: *const u32,
+        total: *mut u32,
+    ) {
         // SAFETY: as above.
         unsafe { super::block_sum::<scoped_atomics::Block>(input, total) }
     }
 
     #[unsafe(no_mangle)]
-    pub unsafe extern "ptx-kernel" fn ticket_lock(next: *mut u32, serving: *mut u32, counter: *mut u32) {
+    pub unsafe extern "ptx-kernel" fn ticket_lock(
+        next: *mut u32,
+        serving: *mut u32,
+        counter: *mut u32,
+    ) {
         // SAFETY: as above.
         unsafe { super::ticket_lock::<scoped_atomics::Device>(next, serving, counter) }
     }
