@@ -369,7 +369,7 @@ pub fn match_all_sync<T: ShuffleValue + Eq>(mask: u32, value: T) -> Option<u32> 
 }
 
 macro_rules! reductions {
-    ($($(#[$doc:meta])* $name:ident<$t:ident: $bound:ident>, $op:literal, |$a:ident, $b:ident| $fold:expr;)*) => {$(
+    ($($(#[$doc:meta])* $name:ident<$t:ident: $bound:ident>, $op:ident, |$a:ident, $b:ident| $fold:expr;)*) => {$(
         $(#[$doc])*
         ///
         /// # Panics
@@ -379,7 +379,7 @@ macro_rules! reductions {
         #[track_caller]
         pub fn $name<$t: $bound>(mask: u32, value: $t) -> $t {
             #[cfg(target_arch = "nvptx64")]
-            return $t::from_bits(u64::from(device::redux::<$t>($op, mask, value.to_bits() as u32)));
+            return $t::from_bits(u64::from(device::redux::<$t>(device::Redux::$op, mask, value.to_bits() as u32)));
             #[cfg(not(target_arch = "nvptx64"))]
             {
                 let (_, values) = emulation::warp_exchange(stringify!($name), mask, value.to_bits());
@@ -403,7 +403,7 @@ reductions! {
     /// use scoped_atomics::kernel::{lane_id, reduce_add_sync};
     /// warp_of(4, || assert_eq!(reduce_add_sync(0b1111, lane_id()), 6));
     /// ```
-    reduce_add_sync<T: ReduceValue>, "add", |a, b| T::from_bits(a.to_bits().wrapping_add(b.to_bits()));
+    reduce_add_sync<T: ReduceValue>, Add, |a, b| T::from_bits(a.to_bits().wrapping_add(b.to_bits()));
     /// `__reduce_min_sync(mask, value)`: the least `value` over the lanes of `mask`
     /// (`redux.sync.min`).
     ///
@@ -413,7 +413,7 @@ reductions! {
     /// use scoped_atomics::kernel::{lane_id, reduce_min_sync};
     /// warp_of(4, || assert_eq!(reduce_min_sync(0b1111, 10 - lane_id() as i32 * 7), -11));
     /// ```
-    reduce_min_sync<T: ReduceValue>, "min", |a, b| a.min(b);
+    reduce_min_sync<T: ReduceValue>, Min, |a, b| a.min(b);
     /// `__reduce_max_sync(mask, value)`: the greatest `value` over the lanes of `mask`
     /// (`redux.sync.max`).
     ///
@@ -423,7 +423,7 @@ reductions! {
     /// use scoped_atomics::kernel::{lane_id, reduce_max_sync};
     /// warp_of(4, || assert_eq!(reduce_max_sync(0b1111, lane_id()), 3));
     /// ```
-    reduce_max_sync<T: ReduceValue>, "max", |a, b| a.max(b);
+    reduce_max_sync<T: ReduceValue>, Max, |a, b| a.max(b);
     /// `__reduce_and_sync(mask, value)`: the bitwise and of `value` over the lanes of `mask`
     /// (`redux.sync.and.b32`).
     ///
@@ -433,7 +433,7 @@ reductions! {
     /// use scoped_atomics::kernel::{lane_id, reduce_and_sync};
     /// warp_of(4, || assert_eq!(reduce_and_sync(0b1111, 0xf0 | lane_id()), 0xf0));
     /// ```
-    reduce_and_sync<T: BitsValue>, "and", |a, b| T::from_bits(a.to_bits() & b.to_bits());
+    reduce_and_sync<T: BitsValue>, And, |a, b| T::from_bits(a.to_bits() & b.to_bits());
     /// `__reduce_or_sync(mask, value)`: the bitwise or of `value` over the lanes of `mask`
     /// (`redux.sync.or.b32`).
     ///
@@ -443,7 +443,7 @@ reductions! {
     /// use scoped_atomics::kernel::{lane_id, reduce_or_sync};
     /// warp_of(4, || assert_eq!(reduce_or_sync(0b1111, 1 << lane_id()), 0b1111));
     /// ```
-    reduce_or_sync<T: BitsValue>, "or", |a, b| T::from_bits(a.to_bits() | b.to_bits());
+    reduce_or_sync<T: BitsValue>, Or, |a, b| T::from_bits(a.to_bits() | b.to_bits());
     /// `__reduce_xor_sync(mask, value)`: the bitwise exclusive or of `value` over the lanes of
     /// `mask` (`redux.sync.xor.b32`).
     ///
@@ -453,7 +453,7 @@ reductions! {
     /// use scoped_atomics::kernel::{lane_id, reduce_xor_sync};
     /// warp_of(4, || assert_eq!(reduce_xor_sync(0b1111, 0b11u32), 0));
     /// ```
-    reduce_xor_sync<T: BitsValue>, "xor", |a, b| T::from_bits(a.to_bits() ^ b.to_bits());
+    reduce_xor_sync<T: BitsValue>, Xor, |a, b| T::from_bits(a.to_bits() ^ b.to_bits());
 }
 
 /// The value of the bitwise warp reductions ([`reduce_and_sync`], …): `u32` (`redux.sync`
@@ -625,39 +625,51 @@ mod device {
         );
     }
 
+    /// The operation of a `redux.sync` (an enum, not a string: comparing strings would call
+    /// `memcmp`, which nothing links in a kernel).
+    #[derive(Clone, Copy)]
+    pub(super) enum Redux {
+        Add,
+        Min,
+        Max,
+        And,
+        Or,
+        Xor,
+    }
+
     /// `redux.sync.<op>.{u32,s32,b32}`.
     #[inline(always)]
-    pub(super) fn redux<T: ShuffleValue>(op: &str, mask: u32, a: u32) -> u32 {
+    pub(super) fn redux<T: ShuffleValue>(op: Redux, mask: u32, a: u32) -> u32 {
         let () = Sm80::<T>::CHECK;
         let d: u32;
         // SAFETY: as for `shfl`.
         unsafe {
             match (op, T::SIGNED) {
-                ("add", false) => {
+                (Redux::Add, false) => {
                     asm!("redux.sync.add.u32 {d}, {a}, {m};", d = out(reg32) d, a = in(reg32) a, m = in(reg32) mask, options(nostack))
                 }
-                ("add", true) => {
+                (Redux::Add, true) => {
                     asm!("redux.sync.add.s32 {d}, {a}, {m};", d = out(reg32) d, a = in(reg32) a, m = in(reg32) mask, options(nostack))
                 }
-                ("min", false) => {
+                (Redux::Min, false) => {
                     asm!("redux.sync.min.u32 {d}, {a}, {m};", d = out(reg32) d, a = in(reg32) a, m = in(reg32) mask, options(nostack))
                 }
-                ("min", true) => {
+                (Redux::Min, true) => {
                     asm!("redux.sync.min.s32 {d}, {a}, {m};", d = out(reg32) d, a = in(reg32) a, m = in(reg32) mask, options(nostack))
                 }
-                ("max", false) => {
+                (Redux::Max, false) => {
                     asm!("redux.sync.max.u32 {d}, {a}, {m};", d = out(reg32) d, a = in(reg32) a, m = in(reg32) mask, options(nostack))
                 }
-                ("max", true) => {
+                (Redux::Max, true) => {
                     asm!("redux.sync.max.s32 {d}, {a}, {m};", d = out(reg32) d, a = in(reg32) a, m = in(reg32) mask, options(nostack))
                 }
-                ("and", _) => {
+                (Redux::And, _) => {
                     asm!("redux.sync.and.b32 {d}, {a}, {m};", d = out(reg32) d, a = in(reg32) a, m = in(reg32) mask, options(nostack))
                 }
-                ("or", _) => {
+                (Redux::Or, _) => {
                     asm!("redux.sync.or.b32 {d}, {a}, {m};", d = out(reg32) d, a = in(reg32) a, m = in(reg32) mask, options(nostack))
                 }
-                _ => {
+                (Redux::Xor, _) => {
                     asm!("redux.sync.xor.b32 {d}, {a}, {m};", d = out(reg32) d, a = in(reg32) a, m = in(reg32) mask, options(nostack))
                 }
             }

@@ -83,7 +83,7 @@ fn a_user_type_is_the_ptx_of_the_integer_of_its_size() {
         assert_eq!(value, int, "{bits}-bit user type and u{bits} differ");
         assert!(value.len() >= 5, "{value:?}");
         // A byte's compare-exchange is one on its 32-bit word.
-        let cas = format!(".gpu.cas.b{}", bits.max(32));
+        let cas = format!(".gpu.cas.b{}", if bits == 8 { 32 } else { bits });
         assert!(
             value
                 .iter()
