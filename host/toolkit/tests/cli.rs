@@ -16,14 +16,32 @@ fn stderr(o: &Output) -> String {
 
 #[test]
 fn an_unknown_target_names_the_accepted_ones() {
+    let o = run(&["ptx", "--target", "sm_61"]);
+    assert_eq!(o.status.code(), Some(2));
+    let e = stderr(&o);
+    assert!(
+        e.contains("unknown architecture `sm_61`: accepted are sm_70, sm_72, sm_75, sm_80"),
+        "{e}"
+    );
+    assert!(!e.contains("panicked"), "{e}");
+}
+
+#[test]
+fn a_builder_target_outside_the_conformance_four_needs_a_crate() {
     let o = run(&["ptx", "--target", "sm_75"]);
     assert_eq!(o.status.code(), Some(2));
     let e = stderr(&o);
     assert!(
-        e.contains("unknown target `sm_75`: accepted are sm_70, sm_80, sm_90, sm_90_ptx86, all"),
+        e.contains("the conformance check builds sm_70, sm_80, sm_90, sm_90_ptx86, or all; `sm_75` only with --crate PATH"),
         "{e}"
     );
-    assert!(!e.contains("panicked"), "{e}");
+    let o = run(&["ptx", "--target", "sm_100_ptx83", "--crate", "/nonexistent"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("sm_100 needs PTX ISA 8.6 or newer, not 8.3"),
+        "{}",
+        stderr(&o)
+    );
 }
 
 #[test]
@@ -45,17 +63,45 @@ fn a_path_that_is_not_a_crate_is_an_error_naming_it() {
 }
 
 #[test]
-fn bad_usage_prints_the_usage() {
-    for args in [
-        &["demo", "--bogus"][..],
-        &["ptx", "--out"][..],
-        &["frobnicate"][..],
+fn bad_usage_is_an_error_naming_the_word_and_pointing_at_help() {
+    for (args, word) in [
+        (&["demo", "--bogus"][..], "'--bogus'"),
+        (&["ptx", "--out"][..], "'--out <DIR>'"),
+        (&["ptx", "--out", "x"][..], "--crate <PATH>"),
+        (&["frobnicate"][..], "unrecognized subcommand 'frobnicate'"),
+        (&["new"][..], "<DIR>"),
+        (&["litmus"][..], "<FILE_OR_DIR>"),
     ] {
         let o = run(args);
         assert_eq!(o.status.code(), Some(2), "{args:?}");
+        let e = stderr(&o);
         assert!(
-            stderr(&o).starts_with("usage: scoped-atomics-host"),
-            "{args:?}"
+            e.starts_with("error: ") && e.contains(word),
+            "{args:?}: {e}"
+        );
+        assert!(
+            e.contains("--help") && !e.contains("panicked"),
+            "{args:?}: {e}"
+        );
+    }
+}
+
+#[test]
+fn help_exits_0_on_the_command_and_every_subcommand() {
+    for args in [
+        &["--help"][..],
+        &["demo", "--help"][..],
+        &["ptx", "--help"][..],
+        &["sim", "--help"][..],
+        &["litmus", "--help"][..],
+        &["new", "--help"][..],
+    ] {
+        let o = run(args);
+        assert_eq!(o.status.code(), Some(0), "{args:?}");
+        let out = String::from_utf8_lossy(&o.stdout);
+        assert!(
+            out.contains("Usage: scoped-atomics-host"),
+            "{args:?}: {out}"
         );
     }
 }
