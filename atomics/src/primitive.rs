@@ -533,6 +533,7 @@ macro_rules! forward {
     (@impl $capability:ident, $raw:ident, $t:ty, {$($name:ident => $raw_name:ident -> $ret:ty),*}) => {
         impl $capability for $t {$(
             #[inline(always)]
+            #[cfg_attr(loom, track_caller)]
             fn $name<S: Scope>(storage: &Self::Storage, value: Self, order: Ordering) -> $ret {
                 <Self::Storage as $raw<$t>>::$raw_name::<S>(storage, value, order)
             }
@@ -562,18 +563,22 @@ forward! { AtomicIntegerReduce via RawIntReduce for u32, i32, u64, i64, usize, i
 
 impl AtomicBitwise for bool {
     #[inline(always)]
+    #[cfg_attr(loom, track_caller)]
     fn raw_fetch_and<S: Scope>(storage: &Self::Storage, value: bool, order: Ordering) -> bool {
         <Self::Storage as RawBool>::fetch_and::<S>(storage, value, order)
     }
     #[inline(always)]
+    #[cfg_attr(loom, track_caller)]
     fn raw_fetch_nand<S: Scope>(storage: &Self::Storage, value: bool, order: Ordering) -> bool {
         <Self::Storage as RawBool>::fetch_nand::<S>(storage, value, order)
     }
     #[inline(always)]
+    #[cfg_attr(loom, track_caller)]
     fn raw_fetch_or<S: Scope>(storage: &Self::Storage, value: bool, order: Ordering) -> bool {
         <Self::Storage as RawBool>::fetch_or::<S>(storage, value, order)
     }
     #[inline(always)]
+    #[cfg_attr(loom, track_caller)]
     fn raw_fetch_xor<S: Scope>(storage: &Self::Storage, value: bool, order: Ordering) -> bool {
         <Self::Storage as RawBool>::fetch_xor::<S>(storage, value, order)
     }

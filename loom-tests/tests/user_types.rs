@@ -25,7 +25,11 @@ const B1: Position = Position::gpu(0, 1);
 /// Block 0 writes plain data and bumps the pair's version with a release compare-exchange;
 /// block 1 spins until it sees the new version (acquire) and reads the data.
 fn pair_publishes<S: Scope>() {
-    model(|| {
+    model(pair_body::<S>);
+}
+
+fn pair_body<S: Scope>() {
+    {
         set_position(Position::host());
         let pair = Arc::new(Atomic::<Pair, S>::new(Pair::default()));
         let data = Arc::new(Plain::new(0u32));
@@ -56,7 +60,7 @@ fn pair_publishes<S: Scope>() {
         });
         writer.join().unwrap();
         reader.join().unwrap();
-    });
+    }
 }
 
 #[test]
@@ -68,4 +72,15 @@ fn a_user_pair_publishes_at_device_scope() {
 #[should_panic(expected = "scope race")]
 fn a_user_pair_at_block_scope_across_blocks_is_a_scope_race() {
     pair_publishes::<Block>();
+}
+
+/// Issue 25, item 2: the report names the user's lines of both operations (`#[track_caller]`
+/// through the front and the mirror), not the library's.
+#[test]
+fn a_scope_race_report_names_the_lines_of_both_operations() {
+    let failure = loom_tests::expect_failure(pair_body::<Block>);
+    let m = &failure.message;
+    assert!(m.contains("scope race on `Atomic<"), "{m}");
+    assert_eq!(m.matches("tests/user_types.rs:").count(), 2, "{m}");
+    assert!(!m.contains("atomics/src/"), "{m}");
 }

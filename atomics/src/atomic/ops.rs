@@ -20,6 +20,7 @@ impl<T: AtomicArithmetic, S: Scope> Atomic<T, S> {
     /// assert_eq!(f.load(Ordering::Relaxed), 3.5);
     /// ```
     #[inline(always)]
+    #[cfg_attr(loom, track_caller)]
     pub fn fetch_add(&self, value: T, order: Ordering) -> T {
         T::raw_fetch_add::<S>(&self.inner, value, order)
     }
@@ -36,6 +37,7 @@ impl<T: AtomicArithmetic, S: Scope> Atomic<T, S> {
     /// assert_eq!(f.load(Ordering::Relaxed), -0.5);
     /// ```
     #[inline(always)]
+    #[cfg_attr(loom, track_caller)]
     pub fn fetch_sub(&self, value: T, order: Ordering) -> T {
         T::raw_fetch_sub::<S>(&self.inner, value, order)
     }
@@ -53,6 +55,7 @@ impl<T: AtomicArithmetic, S: Scope> Atomic<T, S> {
     /// assert_eq!(f.load(Ordering::Relaxed), 1.5);
     /// ```
     #[inline(always)]
+    #[cfg_attr(loom, track_caller)]
     pub fn fetch_min(&self, value: T, order: Ordering) -> T {
         T::raw_fetch_min::<S>(&self.inner, value, order)
     }
@@ -70,6 +73,7 @@ impl<T: AtomicArithmetic, S: Scope> Atomic<T, S> {
     /// assert_eq!(f.load(Ordering::Relaxed), 2.0);
     /// ```
     #[inline(always)]
+    #[cfg_attr(loom, track_caller)]
     pub fn fetch_max(&self, value: T, order: Ordering) -> T {
         T::raw_fetch_max::<S>(&self.inner, value, order)
     }
@@ -85,6 +89,7 @@ impl<T: AtomicBitwise, S: Scope> Atomic<T, S> {
     /// assert_eq!(a.load(Ordering::Relaxed), 0b0100);
     /// ```
     #[inline(always)]
+    #[cfg_attr(loom, track_caller)]
     pub fn fetch_and(&self, value: T, order: Ordering) -> T {
         T::raw_fetch_and::<S>(&self.inner, value, order)
     }
@@ -98,6 +103,7 @@ impl<T: AtomicBitwise, S: Scope> Atomic<T, S> {
     /// assert_eq!(a.load(Ordering::Relaxed), !0b0100);
     /// ```
     #[inline(always)]
+    #[cfg_attr(loom, track_caller)]
     pub fn fetch_nand(&self, value: T, order: Ordering) -> T {
         T::raw_fetch_nand::<S>(&self.inner, value, order)
     }
@@ -111,6 +117,7 @@ impl<T: AtomicBitwise, S: Scope> Atomic<T, S> {
     /// assert_eq!(a.load(Ordering::Relaxed), 0b1101);
     /// ```
     #[inline(always)]
+    #[cfg_attr(loom, track_caller)]
     pub fn fetch_or(&self, value: T, order: Ordering) -> T {
         T::raw_fetch_or::<S>(&self.inner, value, order)
     }
@@ -124,6 +131,7 @@ impl<T: AtomicBitwise, S: Scope> Atomic<T, S> {
     /// assert_eq!(a.load(Ordering::Relaxed), false);
     /// ```
     #[inline(always)]
+    #[cfg_attr(loom, track_caller)]
     pub fn fetch_xor(&self, value: T, order: Ordering) -> T {
         T::raw_fetch_xor::<S>(&self.inner, value, order)
     }
