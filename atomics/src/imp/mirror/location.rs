@@ -48,14 +48,10 @@ pub(crate) struct Op {
 
 impl Op {
     fn describe(&self) -> String {
-        let at = self.at;
         if self.plain {
-            format!("plain `{}` ({at})", self.name)
+            format!("plain `{}`", self.name)
         } else {
-            format!(
-                "`{}({:?})` at {} scope ({at})",
-                self.name, self.order, self.scope
-            )
+            format!("`{}({:?})` at {} scope", self.name, self.order, self.scope)
         }
     }
 }
@@ -360,7 +356,10 @@ impl LocationState {
 
     fn race_message(&self, me: usize, op: &Op, other: Option<(usize, Op)>, loom: String) -> String {
         let (them, their_op) = match other {
-            Some((them, their_op)) => (describe_thread(them), their_op.describe()),
+            Some((them, their_op)) => (
+                format!("{} at {}", describe_thread(them), their_op.at),
+                their_op.describe(),
+            ),
             None => ("another thread".to_string(), "an operation".to_string()),
         };
         let plain = op.plain || other.is_some_and(|(_, o)| o.plain);
@@ -393,7 +392,7 @@ impl LocationState {
             "{what}: {their_op} by {them} and {} by {} are not morally strong ({why}) \
              and no happens-before orders them: a data race on a GPU (PTX ISA 8.7)\n[loom: {loom}]",
             op.describe(),
-            describe_thread(me),
+            format!("{} at {}", describe_thread(me), op.at),
         )
     }
 
