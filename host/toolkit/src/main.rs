@@ -304,7 +304,8 @@ fn ptx_crate(
             builder = builder.out_dir(dir);
         }
         let spinner = cli::progress::spinner(format!(
-            "{target}: building {path} to PTX and assembling it with ptxas"
+            "{target}: building {path} to PTX and assembling it with ptxas (the first build of a \
+             target compiles `core` for it: 2-3 minutes on a 2-core machine; then seconds)"
         ));
         let built = builder.build();
         spinner.finish_and_clear();
