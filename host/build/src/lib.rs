@@ -170,6 +170,7 @@ pub struct PtxBuilder {
     ptx_isa: Option<(u8, u8)>,
     rustflags: Vec<String>,
     release: bool,
+    line_tables: bool,
     verify: bool,
     out_dir: Option<PathBuf>,
 }
@@ -196,6 +197,7 @@ impl PtxBuilder {
             ptx_isa: None,
             rustflags: Vec::new(),
             release: true,
+            line_tables: true,
             verify: false,
             out_dir: None,
         }
@@ -272,8 +274,9 @@ impl PtxBuilder {
     }
 
     /// Release (the default) or debug profile (`dev`: overflow checks and debug assertions,
-    /// which abort the kernel); both with one codegen unit and no debug info (ptxas cannot read
-    /// the DWARF sections LLVM writes into PTX).
+    /// which abort the kernel); both with one codegen unit and no debug info beyond the line
+    /// tables of [`line_tables`](Self::line_tables) (ptxas cannot read the DWARF sections LLVM
+    /// writes into PTX).
     ///
     /// ```
     /// let b = scoped_atomics_build::PtxBuilder::new("kernels").release(false);
@@ -281,6 +284,22 @@ impl PtxBuilder {
     /// ```
     pub fn release(mut self, release: bool) -> Self {
         self.release = release;
+        self
+    }
+
+    /// Whether the PTX carries line tables (the default): `.file` and `.loc` directives that name
+    /// the Rust file and line of each instruction (`debug = "line-directives-only"`), for the
+    /// simulator's findings and the GPU tools. Nothing else changes: the PTX without its
+    /// `.file`/`.loc` lines is the PTX of `.line_tables(false)` (the repository's
+    /// `device_builds` test checks it), and ptxas reads both (full debug info would add DWARF
+    /// sections, which it cannot parse).
+    ///
+    /// ```
+    /// let b = scoped_atomics_build::PtxBuilder::new("kernels").line_tables(false);
+    /// # let _ = b;
+    /// ```
+    pub fn line_tables(mut self, line_tables: bool) -> Self {
+        self.line_tables = line_tables;
         self
     }
 
@@ -372,8 +391,16 @@ impl PtxBuilder {
                 .args(["--profile", profile, "--target-dir"])
                 .arg(target_dir)
                 .args(["--config", &format!("profile.{profile}.codegen-units=1")])
-                // ptxas cannot parse the DWARF sections LLVM writes into PTX.
-                .args(["--config", &format!("profile.{profile}.debug=0")])
+                // ptxas cannot parse the DWARF sections LLVM writes into PTX: line directives
+                // (`.file`/`.loc`) at most.
+                .args([
+                    "--config",
+                    &if self.line_tables {
+                        format!("profile.{profile}.debug=\"line-directives-only\"")
+                    } else {
+                        format!("profile.{profile}.debug=0")
+                    },
+                ])
                 // Not `RUSTFLAGS`, which would replace the crate's own
                 // `[target.nvptx64-nvidia-cuda] rustflags`: cargo joins the arrays.
                 .args(["--config", &rustflags_config(&self.rustflags(target))])

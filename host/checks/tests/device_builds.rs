@@ -175,3 +175,43 @@ fn the_builder_builds_sm_100_at_its_ptx_isa_and_ptxas_assembles_it() {
     );
     assert!(text.contains("atom.relaxed.gpu.add.u32"), "{text}");
 }
+
+/// Issue 25, item 2: kernels are built with line tables by default (`.file`/`.loc`, naming the
+/// Rust lines), and the PTX without those lines is exactly the PTX built without them.
+#[test]
+fn line_tables_are_on_by_default_and_change_nothing_else() {
+    use scoped_atomics_host::build::PtxBuilder;
+    let Some(tc) = scratch::toolchain("device_builds") else {
+        return;
+    };
+    let dir = scratch::crate_dir(
+        &tc,
+        "builder-line-tables",
+        ", default-features = false",
+        &format!("{}{COUNTER}", scratch::PRELUDE),
+    );
+    // One out dir: the second build writes the same PTX file, read before it.
+    let build = |line_tables: bool| {
+        let ptx = PtxBuilder::new(&dir)
+            .arch("sm_80")
+            .line_tables(line_tables)
+            .out_dir(tc.root.join("target/ptx/builder"))
+            .verify_with_ptxas(true)
+            .build()
+            .unwrap_or_else(|e| panic!("{e}"));
+        std::fs::read_to_string(ptx).unwrap()
+    };
+    let with = build(true);
+    let without = build(false);
+    assert!(with.contains(".file") && with.contains(".loc"), "{with}");
+    assert!(with.contains("src/lib.rs"), "no Rust file named:\n{with}");
+    let code = |ptx: &str| -> Vec<String> {
+        ptx.lines()
+            .map(str::trim)
+            .filter(|l| !l.starts_with(".file") && !l.starts_with(".loc"))
+            .filter(|l| !l.starts_with("//") && !l.is_empty())
+            .map(String::from)
+            .collect()
+    };
+    assert_eq!(code(&with), code(&without), "line tables changed the code");
+}
