@@ -130,6 +130,20 @@ pub fn ticket_lock_in_simulator(
     Ok(cells)
 }
 
+/// `kernel` (`block_sum` or `block_sum_block_scope_bug`) from the PTX in the simulator over
+/// the inputs `0, 1, 2, …`: returns the total, or the findings.
+pub fn block_sum_in_simulator(kernel: &str, grid: u32, block: u32, seed: u64) -> SimResult<u32> {
+    let input: Vec<u8> = (0..grid * block).flat_map(u32::to_le_bytes).collect();
+    let mut launch = sim::Launch::new(
+        [grid, 1, 1],
+        [block, 1, 1],
+        vec![sim::Arg::Buffer(input), sim::Arg::Buffer(vec![0; 4])],
+    );
+    launch.seed = seed;
+    let buffers = simulate(kernel, &launch)?;
+    Ok(words(&buffers[1])[0])
+}
+
 /// What a simulator run of a kernel returns: the final contents of its buffers, or every
 /// finding (race, hang, divergence, fault), one per line, when there was one.
 pub type SimResult<T> = Result<T, String>;

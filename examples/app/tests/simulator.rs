@@ -46,3 +46,22 @@ fn ticket_lock_at_block_scope_is_a_race_in_the_simulator() {
         .expect_err("a block-scope ticket lock across blocks raced nowhere");
     assert!(findings.starts_with("race:"), "{findings}");
 }
+
+#[test]
+fn block_sum_in_the_simulator_matches_host_threads() {
+    // Warp shuffles over whole warps and a short last warp.
+    for (grid, block, seed) in [(2, 64, 1), (3, 40, 2)] {
+        let n = grid * block;
+        let simulated = app::block_sum_in_simulator("block_sum", grid, block, seed)
+            .unwrap_or_else(|findings| panic!("{findings}"));
+        assert_eq!(simulated, n * (n - 1) / 2, "grid {grid} x block {block}");
+        assert_eq!(app::block_sum_on_host(grid, block).unwrap(), simulated);
+    }
+}
+
+#[test]
+fn block_sum_at_block_scope_is_a_race_in_the_simulator() {
+    let findings = app::block_sum_in_simulator("block_sum_block_scope_bug", 2, 32, 1)
+        .expect_err("a block-scope total across blocks raced nowhere");
+    assert!(findings.starts_with("race:"), "{findings}");
+}
