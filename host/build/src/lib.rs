@@ -290,8 +290,9 @@ impl PtxBuilder {
     /// Whether the PTX carries line tables (the default): `.file` and `.loc` directives that name
     /// the Rust file and line of each instruction (`debug = "line-directives-only"`), for the
     /// simulator's findings and the GPU tools. Nothing else changes: the PTX without its
-    /// `.file`/`.loc` lines is the PTX of `.line_tables(false)` (the repository's
-    /// `device_builds` test checks it), and ptxas reads both (full debug info would add DWARF
+    /// `.file`/`.loc` lines (and the labels that delimit their ranges) is the PTX of
+    /// `.line_tables(false)`, which is written to `<crate>.<arch>.nolines.ptx` (the repository's
+    /// `device_builds` test checks both), and ptxas reads both (full debug info would add DWARF
     /// sections, which it cannot parse).
     ///
     /// ```
@@ -352,7 +353,10 @@ impl PtxBuilder {
         fs::create_dir_all(&out_dir)
             .map_err(|e| Error::Io(format!("creating {}: {e}", out_dir.display())))?;
         let out_dir = out_dir.canonicalize().unwrap_or(out_dir);
-        let out = out_dir.join(format!("{lib}.{}.ptx", target.name()));
+        // A build without line tables has a name of its own: cargo finds either build fresh
+        // after the other and would not write the PTX again.
+        let lines = if self.line_tables { "" } else { ".nolines" };
+        let out = out_dir.join(format!("{lib}.{}{lines}.ptx", target.name()));
         let target_dir = out_dir.join("target").join(target.name());
         self.cargo_build(&tools, &target, &manifest, &target_dir, &out)?;
         if in_build_script {
