@@ -25,10 +25,13 @@
 //! `--verbose` (for `demo` and `ptx`) adds the per-operation and CAS-loop tables and the
 //! per-kernel instruction lists.
 //!
-//! `ptx --crate PATH [--target T|all] [--out DIR] [--debug]` builds a user's kernel crate
-//! (`T`: any architecture of `scoped_atomics_build::ARCHS`, optionally with a PTX ISA version:
-//! `sm_75`, `sm_100`, `sm_70_ptx83`) instead, with [`scoped_atomics_host::build::PtxBuilder`] (every target by default), assembles
-//! each PTX with ptxas and lists its kernels; the PTX goes to `DIR` (default `PATH/target/ptx`).
+//! `ptx --crate PATH [--target T|all] [--out DIR] [--debug] [--no-runtime-unroll]` builds a
+//! user's kernel crate instead (`T`: any architecture of `scoped_atomics_build::ARCHS`,
+//! optionally with a PTX ISA version: `sm_75`, `sm_100`, `sm_70_ptx83`), with
+//! [`scoped_atomics_host::build::PtxBuilder`] (every target by default), assembles each PTX with
+//! ptxas and lists its kernels; the PTX goes to `DIR` (default `PATH/target/ptx`).
+//! `--no-runtime-unroll` is `PtxBuilder::runtime_unroll(false)`: LLVM does not unroll loops of
+//! run-time trip count, which keeps a loop around a spin (a ticket lock) from being copied ×4.
 //!
 //! `new DIR` writes a new kernel project into `DIR`: a copy of the repository's `examples/`
 //! workspace whose path dependencies point at this checkout (`cd DIR && cargo test`).
@@ -107,6 +110,10 @@ struct PtxArgs {
     /// Build --crate in the dev profile.
     #[arg(long, requires = "kernel_crate")]
     debug: bool,
+    /// Build --crate without LLVM's runtime loop unrolling (`PtxBuilder::runtime_unroll(false)`):
+    /// a loop around a spin (a ticket lock) is not copied ×4.
+    #[arg(long, requires = "kernel_crate")]
+    no_runtime_unroll: bool,
 }
 
 /// The targets of `--target`: `all` (the conformance check's four), or one architecture of the
@@ -162,7 +169,13 @@ fn ptx(args: PtxArgs) -> ExitCode {
                 .collect(),
             Targets::One(t) => vec![t],
         };
-        return ptx_crate(&path, &targets, out_dir.as_deref(), release, verbose);
+        let options = CrateOptions {
+            out: out_dir.as_deref(),
+            release,
+            runtime_unroll: !args.no_runtime_unroll,
+            verbose,
+        };
+        return ptx_crate(&path, &targets, &options);
     }
     let targets: Vec<Target> = match args.targets {
         Targets::All => Target::ALL.to_vec(),
@@ -275,15 +288,23 @@ fn new(dir: &str) -> ExitCode {
     }
 }
 
+/// The options of `ptx --crate PATH`.
+struct CrateOptions<'a> {
+    out: Option<&'a str>,
+    release: bool,
+    runtime_unroll: bool,
+    verbose: bool,
+}
+
 /// `ptx --crate PATH`: builds a user's kernel crate for each target with `PtxBuilder`, assembles
 /// it with ptxas, and lists its kernels.
-fn ptx_crate(
-    path: &str,
-    targets: &[GpuTarget],
-    out: Option<&str>,
-    release: bool,
-    verbose: bool,
-) -> ExitCode {
+fn ptx_crate(path: &str, targets: &[GpuTarget], options: &CrateOptions) -> ExitCode {
+    let &CrateOptions {
+        out,
+        release,
+        runtime_unroll,
+        verbose,
+    } = options;
     use scoped_atomics_host::build::{Error, PtxBuilder};
     use scoped_atomics_host::ptx::{self, Item};
     let mut failed = false;
@@ -299,6 +320,7 @@ fn ptx_crate(
         let mut builder = PtxBuilder::new(path)
             .gpu_target(target)
             .release(release)
+            .runtime_unroll(runtime_unroll)
             .verify_with_ptxas(true);
         if let Some(dir) = out {
             builder = builder.out_dir(dir);
