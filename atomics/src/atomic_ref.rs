@@ -44,6 +44,7 @@ impl<'a, T: AtomicPrimitive, S: Scope> AtomicRef<'a, T, S> {
     /// assert_eq!(flag, 1);
     /// ```
     #[inline(always)]
+    #[cfg_attr(loom, track_caller)]
     pub fn new(value: &'a mut T) -> Self {
         #[cfg(not(loom))]
         const {
@@ -154,6 +155,7 @@ impl<'a, T: AtomicPrimitive, S: Scope> AtomicRef<'a, T, S> {
     /// assert_eq!(r.load(Ordering::Acquire), 3);
     /// ```
     #[inline(always)]
+    #[cfg_attr(loom, track_caller)]
     pub fn with_scope<S2: Scope>(self) -> AtomicRef<'a, T, S2> {
         AtomicRef {
             atomic: self.atomic.rescoped::<S2>(),
@@ -194,6 +196,7 @@ impl<'a, T: AtomicPrimitive, S: Scope> AtomicRef<'a, T, S> {
     /// assert!(core::ptr::eq(AtomicRef::from(&a).as_atomic(), &a));
     /// ```
     #[inline(always)]
+    #[cfg_attr(loom, track_caller)]
     pub fn as_atomic(self) -> &'a Atomic<T, S> {
         self.atomic
     }
@@ -288,6 +291,7 @@ impl<'a, T: AtomicPrimitive, S: Scope> AtomicReadRef<'a, T, S> {
     /// assert_eq!(entry.load(Ordering::Acquire), 5);
     /// ```
     #[inline(always)]
+    #[cfg_attr(loom, track_caller)]
     pub fn new(value: &'a T) -> Self {
         Self {
             source: Source::Frozen(value),
@@ -428,6 +432,7 @@ impl<'a, T: AtomicPrimitive, S: Scope> AtomicReadRef<'a, T, S> {
     /// assert_eq!(AtomicReadRef::from(&a).with_scope::<System>().load(Ordering::Acquire), 3);
     /// ```
     #[inline(always)]
+    #[cfg_attr(loom, track_caller)]
     pub fn with_scope<S2: Scope>(self) -> AtomicReadRef<'a, T, S2> {
         AtomicReadRef {
             source: match self.source {

@@ -70,6 +70,7 @@ impl<S: Scope> AtomicFlag<S> {
     /// assert!(flag.test_and_set(Ordering::AcqRel));
     /// ```
     #[inline(always)]
+    #[cfg_attr(loom, track_caller)]
     pub fn test_and_set(&self, order: Ordering) -> bool {
         self.state.swap(SET, order) != CLEAR
     }
@@ -186,6 +187,7 @@ impl<S: Scope> AtomicFlag<S> {
     /// flag.notify_one(); // no waiter: nothing happens
     /// ```
     #[inline]
+    #[cfg_attr(loom, track_caller)]
     pub fn notify_one(&self) {
         self.state.notify_one()
     }
@@ -199,6 +201,7 @@ impl<S: Scope> AtomicFlag<S> {
     /// flag.notify_all(); // no waiter: nothing happens
     /// ```
     #[inline]
+    #[cfg_attr(loom, track_caller)]
     pub fn notify_all(&self) {
         self.state.notify_all()
     }

@@ -183,6 +183,11 @@ mod imp {
         // SAFETY: suspends the thread for about `ns` nanoseconds (sm_70+).
         unsafe { asm!("nanosleep.u32 {t};", t = in(reg32) ns, options(nostack)) }
     }
+
+    #[inline(always)]
+    pub fn spin_loop() {
+        core::hint::spin_loop()
+    }
 }
 
 /// The block's shared window: a pointer whose address is the generic address of shared
@@ -215,6 +220,10 @@ mod imp {
     };
 
     pub fn nanosleep(_ns: u32) {
+        spin_loop()
+    }
+
+    pub fn spin_loop() {
         #[cfg(loom)]
         loom::thread::yield_now();
         #[cfg(not(loom))]
@@ -391,10 +400,42 @@ mod api {
     pub fn nanosleep(ns: u32) {
         imp::nanosleep(ns)
     }
+
+    /// The body of a spin loop of the kernel author's: `while !done() { spin_loop() }`. On the
+    /// device `core::hint::spin_loop()` (nothing: use [`nanosleep`] to back off); on host
+    /// threads a yield, so that a spinning thread lets the one it waits for run on a busy
+    /// machine; under loom `loom::thread::yield_now()`, which tells loom that this thread makes
+    /// no progress until another one runs, so loom explores the other threads instead of every
+    /// number of spins (a spin without it makes loom give up with "Model exceeded maximum
+    /// number of branches"). The library's own waits (`wait`, `Barrier`, `Latch`, semaphores)
+    /// do the same already.
+    ///
+    /// ```
+    /// use scoped_atomics::{Atomic, Device, Ordering};
+    /// use scoped_atomics::kernel::spin_loop;
+    /// let ready = Atomic::<bool, Device>::new(true);
+    /// while !ready.load(Ordering::Acquire) {
+    ///     spin_loop();
+    /// }
+    /// ```
+    #[inline(always)]
+    pub fn spin_loop() {
+        imp::spin_loop()
+    }
 }
 
 #[cfg(any(target_arch = "nvptx64", feature = "std", loom))]
 pub use api::*;
+
+#[cfg(any(target_arch = "nvptx64", feature = "std", loom))]
+mod warp;
+#[cfg(any(target_arch = "nvptx64", feature = "std", loom))]
+pub use warp::{
+    BitsValue, ReduceValue, ShuffleValue, activemask, all_sync, any_sync, ballot_sync,
+    match_all_sync, match_any_sync, reduce_add_sync, reduce_and_sync, reduce_max_sync,
+    reduce_min_sync, reduce_or_sync, reduce_xor_sync, shfl_down_sync, shfl_sync, shfl_up_sync,
+    shfl_xor_sync, sync_threads_and, sync_threads_count, sync_threads_or,
+};
 
 /// A block-shared array: `block_shared!(NAME: [T; N])` evaluates to a `*mut [T; N]` to memory
 /// that all threads of the block share (`__shared__ T NAME[N]`). One array per call site: the

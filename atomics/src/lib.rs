@@ -146,6 +146,7 @@ mod scoped;
 mod space;
 pub mod sync;
 pub mod time;
+mod value;
 
 pub use atomic::Atomic;
 pub use atomic_ref::{AtomicReadRef, AtomicRef};
@@ -167,3 +168,4 @@ pub use scoped::{
 };
 pub use space::{Global, Shared, StateSpace};
 pub use sync::{ArrivalToken, Barrier, BinarySemaphore, CountingSemaphore, Latch, SharedBarrier};
+pub use value::{AtomicValue, ValueBits};

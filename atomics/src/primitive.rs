@@ -21,6 +21,7 @@ use crate::Scope;
 use crate::imp::{
     RawAtomic, RawBool, RawFloat, RawInt, RawIntReduce, RawReduce, Storage, core_storage,
 };
+use crate::value::{self, AtomicValue};
 use core::sync::atomic::Ordering;
 use half::{bf16, f16};
 
@@ -36,9 +37,10 @@ pub(crate) mod sealed {
 
 /// A type that [`Atomic<T, S>`](crate::Atomic) can hold: `bool`, the integers `u8` … `u128`,
 /// `i8` … `i128`, `usize`, `isize`, the floats `f32` and `f64`, the half-precision
-/// [`f16`](crate::f16) and [`bf16`](crate::bf16) (the `half` crate's), and raw pointers `*mut U`.
+/// [`f16`](crate::f16) and [`bf16`](crate::bf16) (the `half` crate's), raw pointers `*mut U`,
+/// and the user's own types of 1, 2, 4, 8 or 16 bytes through [`AtomicValue`].
 ///
-/// Sealed. `Atomic<T, S>` has the size and alignment of the `core::sync::atomic` type of the same
+/// Sealed (implement [`AtomicValue`] for a type of your own). `Atomic<T, S>` has the size and alignment of the `core::sync::atomic` type of the same
 /// width (`AtomicU32` for `u32` and `f32`, `AtomicPtr<U>` for `*mut U`, …; 16 bytes, 16-aligned
 /// for `u128` and `i128`, see [`AtomicInteger`] for where those run). Every `Atomic<T, S>`
 /// has the methods `core::sync::atomic`'s types share (`load`, `store`, `swap`,
@@ -82,9 +84,9 @@ pub trait AtomicPrimitive: Copy + sealed::Sealed {
         Self::ALWAYS_LOCK_FREE
     }
 
-    /// What `Default` gives: zero, `false` or a null pointer.
+    /// What `Default` gives: zero, `false`, a null pointer, or an [`AtomicValue`]'s `default()`.
     #[doc(hidden)]
-    const DEFAULT: Self;
+    fn default_value() -> Self;
 
     /// Whether `self` and `other` have the same bits (what `compare_exchange` and `wait` compare).
     #[doc(hidden)]
@@ -234,9 +236,10 @@ pub trait AtomicBitwise: AtomicPrimitive + sealed::NotPointer {
 ///   8.4 at the `System` scope); `swap` is `atom.exch.b128`, `compare_exchange` is
 ///   `atom.cas.b128`, and `fetch_add`, `fetch_and`, `fetch_max`, … are `atom.cas.b128` loops
 ///   (sm_90 with PTX ISA 8.3, 8.4 at the `System` scope). Every sequence follows the ABI
-///   table as the 64-bit operations do. Build with e.g. `-C target-cpu=sm_90 -C
-///   target-feature=+ptx84`; on a target without them, using an operation is a compile-time
-///   error that names what it needs.
+///   table as the 64-bit operations do. Build with e.g. scoped-atomics-build's
+///   `PtxBuilder::new(..).arch("sm_90").ptx_isa(8, 4)` (`-C target-cpu=sm_90 -C
+///   target-feature=+ptx84` for every crate); on a target without them, using an operation is
+///   a compile-time error that names what it needs.
 /// * `--cfg loom`: the mirror models them like every other value.
 ///
 /// What "atomic" rests on at 128 bits:
@@ -404,7 +407,10 @@ macro_rules! primitives {
         impl sealed::NotPointer for $t {}
         impl AtomicPrimitive for $t {
             type Storage = Storage::$storage;
-            const DEFAULT: Self = $default;
+            #[inline(always)]
+            fn default_value() -> Self {
+                $default
+            }
             $(
                 const ALWAYS_LOCK_FREE: bool = $always;
                 #[inline(always)]
@@ -511,7 +517,10 @@ impl<U> AtomicCoreInterop for *mut U {
 impl<U> sealed::Sealed for *mut U {}
 impl<U> AtomicPrimitive for *mut U {
     type Storage = Storage::Ptr<U>;
-    const DEFAULT: Self = core::ptr::null_mut();
+    #[inline(always)]
+    fn default_value() -> Self {
+        core::ptr::null_mut()
+    }
     #[inline(always)]
     fn same_bits(self, other: Self) -> bool {
         // The address, as `AtomicPtr::compare_exchange` compares it (provenance is not compared).
@@ -532,6 +541,44 @@ impl<U> AtomicPrimitive for *mut U {
     }
 }
 
+impl<T: AtomicValue> sealed::Sealed for T {}
+
+/// A user's type travels as its `Bits` (see [`AtomicValue`]): the integer's storage, lock
+/// freedom and mirror location.
+impl<T> AtomicPrimitive for T
+where
+    T: AtomicValue,
+    <T::Bits as AtomicPrimitive>::Storage: RawAtomic<T>,
+{
+    type Storage = <T::Bits as AtomicPrimitive>::Storage;
+    const ALWAYS_LOCK_FREE: bool = <T::Bits as AtomicPrimitive>::ALWAYS_LOCK_FREE;
+    #[inline(always)]
+    fn is_lock_free() -> bool {
+        <T::Bits as AtomicPrimitive>::is_lock_free()
+    }
+    #[inline(always)]
+    fn default_value() -> Self {
+        T::default()
+    }
+    #[inline(always)]
+    fn same_bits(self, other: Self) -> bool {
+        value::to_bits(self) == value::to_bits(other)
+    }
+    #[cfg(loom)]
+    fn storage_new(value: Self) -> Self::Storage {
+        <T::Bits as AtomicPrimitive>::storage_new(value::to_bits(value))
+    }
+    #[cfg(loom)]
+    fn storage_into_inner(storage: Self::Storage) -> Self {
+        value::from_bits(<T::Bits as AtomicPrimitive>::storage_into_inner(storage))
+    }
+    #[cfg(loom)]
+    unsafe fn mirror_view<'a>(ptr: *mut Self) -> &'a Self::Storage {
+        // SAFETY: the caller's contract; `Self` and `Bits` have one size.
+        unsafe { <T::Bits as AtomicPrimitive>::mirror_view(ptr.cast()) }
+    }
+}
+
 /// Forwards a capability trait's hidden methods to the backend trait `$raw` of the storage.
 macro_rules! forward {
     ($capability:ident via $raw:ident for $($t:ty),*: $methods:tt) => {$(
@@ -540,6 +587,7 @@ macro_rules! forward {
     (@impl $capability:ident, $raw:ident, $t:ty, {$($name:ident => $raw_name:ident -> $ret:ty),*}) => {
         impl $capability for $t {$(
             #[inline(always)]
+            #[cfg_attr(loom, track_caller)]
             fn $name<S: Scope>(storage: &Self::Storage, value: Self, order: Ordering) -> $ret {
                 <Self::Storage as $raw<$t>>::$raw_name::<S>(storage, value, order)
             }
@@ -569,18 +617,22 @@ forward! { AtomicIntegerReduce via RawIntReduce for u32, i32, u64, i64, usize, i
 
 impl AtomicBitwise for bool {
     #[inline(always)]
+    #[cfg_attr(loom, track_caller)]
     fn raw_fetch_and<S: Scope>(storage: &Self::Storage, value: bool, order: Ordering) -> bool {
         <Self::Storage as RawBool>::fetch_and::<S>(storage, value, order)
     }
     #[inline(always)]
+    #[cfg_attr(loom, track_caller)]
     fn raw_fetch_nand<S: Scope>(storage: &Self::Storage, value: bool, order: Ordering) -> bool {
         <Self::Storage as RawBool>::fetch_nand::<S>(storage, value, order)
     }
     #[inline(always)]
+    #[cfg_attr(loom, track_caller)]
     fn raw_fetch_or<S: Scope>(storage: &Self::Storage, value: bool, order: Ordering) -> bool {
         <Self::Storage as RawBool>::fetch_or::<S>(storage, value, order)
     }
     #[inline(always)]
+    #[cfg_attr(loom, track_caller)]
     fn raw_fetch_xor<S: Scope>(storage: &Self::Storage, value: bool, order: Ordering) -> bool {
         <Self::Storage as RawBool>::fetch_xor::<S>(storage, value, order)
     }

@@ -13,6 +13,7 @@ impl<S: Scope> Atomic<bool, S> {
     /// assert_eq!(a.load(Ordering::Relaxed), false);
     /// ```
     #[inline(always)]
+    #[cfg_attr(loom, track_caller)]
     pub fn fetch_not(&self, order: core::sync::atomic::Ordering) -> bool {
         self.fetch_xor(true, order)
     }

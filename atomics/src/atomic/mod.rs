@@ -18,8 +18,9 @@ mod ptr;
 
 /// An atomic `T` whose operations synchronise with the threads of scope `S`; `cuda::atomic<T, S>`.
 ///
-/// `T` is `bool`, an integer, `f32`, `f64`, [`f16`](crate::f16), [`bf16`](crate::bf16) or
-/// `*mut U`; `S` is [`Thread`](crate::Thread),
+/// `T` is `bool`, an integer, `f32`, `f64`, [`f16`](crate::f16), [`bf16`](crate::bf16),
+/// `*mut U`, or a type of the user's of 1, 2, 4, 8 or 16 bytes ([`AtomicValue`](crate::AtomicValue));
+/// `S` is [`Thread`](crate::Thread),
 /// [`Block`](crate::Block), [`Cluster`](crate::Cluster), [`Device`](crate::Device) or
 /// [`System`] (the default). The methods are those of the `core::sync::atomic` type of the same
 /// `T`, with the same signatures and semantics. Those every `T` has are in the first impl below;
@@ -104,6 +105,7 @@ impl<T: AtomicPrimitive, S: Scope> Atomic<T, S> {
     /// assert_eq!(counter.load(Ordering::Relaxed), 2);
     /// ```
     #[inline(always)]
+    #[cfg_attr(loom, track_caller)]
     pub fn with_scope<S2: Scope>(&self) -> AtomicRef<'_, T, S2> {
         AtomicRef::from(self.rescoped::<S2>())
     }
@@ -228,6 +230,7 @@ impl<T: AtomicPrimitive, S: Scope> Atomic<T, S> {
     /// ```
     #[cfg(not(loom))]
     #[inline(always)]
+    #[cfg_attr(loom, track_caller)]
     pub fn from_mut(value: &mut T) -> &mut Self {
         const { assert!(core::mem::align_of::<T>() >= core::mem::align_of::<Self>()) };
         // SAFETY: same size and (checked above) sufficient alignment; the exclusive borrow is
@@ -247,6 +250,7 @@ impl<T: AtomicPrimitive, S: Scope> Atomic<T, S> {
     /// ```
     #[cfg(not(loom))]
     #[inline(always)]
+    #[cfg_attr(loom, track_caller)]
     pub fn from_mut_slice(values: &mut [T]) -> &mut [Self] {
         const { assert!(core::mem::align_of::<T>() >= core::mem::align_of::<Self>()) };
         // SAFETY: as for `from_mut`, element by element; the length is unchanged.
@@ -264,6 +268,7 @@ impl<T: AtomicPrimitive, S: Scope> Atomic<T, S> {
     /// ```
     #[cfg(not(loom))]
     #[inline(always)]
+    #[cfg_attr(loom, track_caller)]
     pub fn get_mut(&mut self) -> &mut T {
         // SAFETY: `&mut self` excludes every other access; the pointer is valid and aligned.
         unsafe { &mut *self.as_ptr() }
@@ -297,6 +302,7 @@ impl<T: AtomicPrimitive, S: Scope> Atomic<T, S> {
     /// assert_eq!(a.load(Ordering::Acquire), 5);
     /// ```
     #[inline(always)]
+    #[cfg_attr(loom, track_caller)]
     pub fn load(&self, order: Ordering) -> T {
         <T::Storage as RawAtomic<T>>::load::<S>(&self.inner, order)
     }
@@ -313,6 +319,7 @@ impl<T: AtomicPrimitive, S: Scope> Atomic<T, S> {
     /// assert_eq!(a.load(Ordering::Relaxed), 10);
     /// ```
     #[inline(always)]
+    #[cfg_attr(loom, track_caller)]
     pub fn store(&self, value: T, order: Ordering) {
         <T::Storage as RawAtomic<T>>::store::<S>(&self.inner, value, order)
     }
@@ -326,6 +333,7 @@ impl<T: AtomicPrimitive, S: Scope> Atomic<T, S> {
     /// assert_eq!(a.load(Ordering::Relaxed), 10);
     /// ```
     #[inline(always)]
+    #[cfg_attr(loom, track_caller)]
     pub fn swap(&self, value: T, order: Ordering) -> T {
         <T::Storage as RawAtomic<T>>::swap::<S>(&self.inner, value, order)
     }
@@ -344,6 +352,7 @@ impl<T: AtomicPrimitive, S: Scope> Atomic<T, S> {
     /// assert_eq!(a.compare_exchange(5, 10, AcqRel, Acquire), Err(10));
     /// ```
     #[inline(always)]
+    #[cfg_attr(loom, track_caller)]
     pub fn compare_exchange(
         &self,
         current: T,
@@ -373,6 +382,7 @@ impl<T: AtomicPrimitive, S: Scope> Atomic<T, S> {
     /// assert_eq!(a.load(Relaxed), 10);
     /// ```
     #[inline(always)]
+    #[cfg_attr(loom, track_caller)]
     pub fn compare_exchange_weak(
         &self,
         current: T,
@@ -403,6 +413,7 @@ impl<T: AtomicPrimitive, S: Scope> Atomic<T, S> {
     /// assert_eq!(a.load(Relaxed), 10);
     /// ```
     #[inline]
+    #[cfg_attr(loom, track_caller)]
     pub fn fetch_update<F>(&self, set_order: Ordering, fetch_order: Ordering, f: F) -> Result<T, T>
     where
         F: FnMut(T) -> Option<T>,
@@ -424,6 +435,7 @@ impl<T: AtomicPrimitive, S: Scope> Atomic<T, S> {
     /// assert_eq!(a.try_update(AcqRel, Acquire, |_| Some(10)), Ok(5));
     /// ```
     #[inline]
+    #[cfg_attr(loom, track_caller)]
     pub fn try_update(
         &self,
         set_order: Ordering,
@@ -453,6 +465,7 @@ impl<T: AtomicPrimitive, S: Scope> Atomic<T, S> {
     /// assert_eq!(a.load(Relaxed), 2.25);
     /// ```
     #[inline]
+    #[cfg_attr(loom, track_caller)]
     pub fn update(
         &self,
         set_order: Ordering,
@@ -486,6 +499,7 @@ impl<T: AtomicPrimitive, S: Scope> Atomic<T, S> {
     /// a.wait(5, Ordering::Acquire); // returns at once: the value changed
     /// ```
     #[inline]
+    #[cfg_attr(loom, track_caller)]
     pub fn wait(&self, old: T, order: Ordering) {
         crate::sync::wait::wait_until(crate::sync::wait::key(self), || {
             !self.load(order).same_bits(old)
@@ -564,6 +578,7 @@ impl<T: AtomicPrimitive, S: Scope> Atomic<T, S> {
     /// a.notify_one(); // no waiter: nothing happens
     /// ```
     #[inline]
+    #[cfg_attr(loom, track_caller)]
     pub fn notify_one(&self) {
         crate::sync::wait::wake_all(crate::sync::wait::key(self))
     }
@@ -579,6 +594,7 @@ impl<T: AtomicPrimitive, S: Scope> Atomic<T, S> {
     /// a.notify_all(); // no waiter: nothing happens
     /// ```
     #[inline]
+    #[cfg_attr(loom, track_caller)]
     pub fn notify_all(&self) {
         crate::sync::wait::wake_all(crate::sync::wait::key(self))
     }
@@ -600,9 +616,10 @@ impl<T: AtomicPrimitive, S: Scope> From<T> for Atomic<T, S> {
 }
 
 impl<T: AtomicPrimitive, S: Scope> Default for Atomic<T, S> {
-    /// An atomic holding zero, `false` or a null pointer, as `core`'s atomics.
+    /// An atomic holding zero, `false` or a null pointer, as `core`'s atomics (an
+    /// [`AtomicValue`](crate::AtomicValue)'s `default()`).
     #[inline(always)]
     fn default() -> Self {
-        Self::new(T::DEFAULT)
+        Self::new(T::default_value())
     }
 }

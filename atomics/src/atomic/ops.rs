@@ -28,6 +28,7 @@ impl<T: AtomicPrimitive, S: Scope> Atomic<T, S> {
     /// assert_eq!(f.load(Ordering::Relaxed), 3.5);
     /// ```
     #[inline(always)]
+    #[cfg_attr(loom, track_caller)]
     pub fn fetch_add(&self, value: T, order: Ordering) -> T
     where
         T: AtomicArithmetic,
@@ -47,6 +48,7 @@ impl<T: AtomicPrimitive, S: Scope> Atomic<T, S> {
     /// assert_eq!(f.load(Ordering::Relaxed), -0.5);
     /// ```
     #[inline(always)]
+    #[cfg_attr(loom, track_caller)]
     pub fn fetch_sub(&self, value: T, order: Ordering) -> T
     where
         T: AtomicArithmetic,
@@ -67,6 +69,7 @@ impl<T: AtomicPrimitive, S: Scope> Atomic<T, S> {
     /// assert_eq!(f.load(Ordering::Relaxed), 1.5);
     /// ```
     #[inline(always)]
+    #[cfg_attr(loom, track_caller)]
     pub fn fetch_min(&self, value: T, order: Ordering) -> T
     where
         T: AtomicArithmetic,
@@ -87,6 +90,7 @@ impl<T: AtomicPrimitive, S: Scope> Atomic<T, S> {
     /// assert_eq!(f.load(Ordering::Relaxed), 2.0);
     /// ```
     #[inline(always)]
+    #[cfg_attr(loom, track_caller)]
     pub fn fetch_max(&self, value: T, order: Ordering) -> T
     where
         T: AtomicArithmetic,
@@ -105,6 +109,7 @@ impl<T: AtomicPrimitive + NotPointer, S: Scope> Atomic<T, S> {
     /// assert_eq!(a.load(Ordering::Relaxed), 0b0100);
     /// ```
     #[inline(always)]
+    #[cfg_attr(loom, track_caller)]
     pub fn fetch_and(&self, value: T, order: Ordering) -> T
     where
         T: AtomicBitwise,
@@ -121,6 +126,7 @@ impl<T: AtomicPrimitive + NotPointer, S: Scope> Atomic<T, S> {
     /// assert_eq!(a.load(Ordering::Relaxed), !0b0100);
     /// ```
     #[inline(always)]
+    #[cfg_attr(loom, track_caller)]
     pub fn fetch_nand(&self, value: T, order: Ordering) -> T
     where
         T: AtomicBitwise,
@@ -137,6 +143,7 @@ impl<T: AtomicPrimitive + NotPointer, S: Scope> Atomic<T, S> {
     /// assert_eq!(a.load(Ordering::Relaxed), 0b1101);
     /// ```
     #[inline(always)]
+    #[cfg_attr(loom, track_caller)]
     pub fn fetch_or(&self, value: T, order: Ordering) -> T
     where
         T: AtomicBitwise,
@@ -153,6 +160,7 @@ impl<T: AtomicPrimitive + NotPointer, S: Scope> Atomic<T, S> {
     /// assert_eq!(a.load(Ordering::Relaxed), false);
     /// ```
     #[inline(always)]
+    #[cfg_attr(loom, track_caller)]
     pub fn fetch_xor(&self, value: T, order: Ordering) -> T
     where
         T: AtomicBitwise,

@@ -16,6 +16,7 @@ impl<U, S: Scope> Atomic<*mut U, S> {
     /// assert_eq!(a.load(Ordering::Relaxed), array.as_mut_ptr().wrapping_add(3));
     /// ```
     #[inline(always)]
+    #[cfg_attr(loom, track_caller)]
     pub fn fetch_ptr_add(&self, count: usize, order: core::sync::atomic::Ordering) -> *mut U {
         self.fetch_byte_add(count.wrapping_mul(core::mem::size_of::<U>()), order)
     }
@@ -32,6 +33,7 @@ impl<U, S: Scope> Atomic<*mut U, S> {
     /// assert_eq!(a.load(Ordering::Relaxed), array.as_mut_ptr());
     /// ```
     #[inline(always)]
+    #[cfg_attr(loom, track_caller)]
     pub fn fetch_ptr_sub(&self, count: usize, order: core::sync::atomic::Ordering) -> *mut U {
         self.fetch_byte_sub(count.wrapping_mul(core::mem::size_of::<U>()), order)
     }
@@ -46,6 +48,7 @@ impl<U, S: Scope> Atomic<*mut U, S> {
     /// assert_eq!(a.load(Ordering::Relaxed), array.as_mut_ptr().wrapping_add(2));
     /// ```
     #[inline(always)]
+    #[cfg_attr(loom, track_caller)]
     pub fn fetch_byte_add(&self, bytes: usize, order: core::sync::atomic::Ordering) -> *mut U {
         <Storage::Ptr<U> as RawPtr<U>>::fetch_byte_add::<S>(&self.inner, bytes, order)
     }
@@ -60,6 +63,7 @@ impl<U, S: Scope> Atomic<*mut U, S> {
     /// assert_eq!(a.load(Ordering::Relaxed), array.as_mut_ptr());
     /// ```
     #[inline(always)]
+    #[cfg_attr(loom, track_caller)]
     pub fn fetch_byte_sub(&self, bytes: usize, order: core::sync::atomic::Ordering) -> *mut U {
         <Storage::Ptr<U> as RawPtr<U>>::fetch_byte_sub::<S>(&self.inner, bytes, order)
     }

@@ -8,19 +8,37 @@ use std::cell::RefCell;
 use std::sync::{Arc, Mutex};
 use std::vec::Vec;
 
-/// The warp barriers of a block, made on first use: (warp, member mask, barrier of its lanes).
-/// Under loom the lock is loom's, so that the barrier's initialisation by the first lane
-/// happens before the other lanes use it (the block barrier is made before its threads).
+/// A lock that is loom's under loom, so that what one simulated thread writes under it (a
+/// barrier's initialisation, a lane's value) happens before another thread reads it.
 #[cfg(not(loom))]
-type WarpBarriers = Mutex<Vec<(u32, u32, Arc<Barrier<Block>>)>>;
+type ModelMutex<T> = Mutex<T>;
 #[cfg(loom)]
-type WarpBarriers = loom::sync::Mutex<Vec<(u32, u32, Arc<Barrier<Block>>)>>;
+type ModelMutex<T> = loom::sync::Mutex<T>;
+
+/// The lanes of one warp that synchronise with one mask: their barrier, and the values of a
+/// warp operation in flight (one slot per lane).
+struct WarpGroup {
+    barrier: Barrier<Block>,
+    slots: ModelMutex<[u64; 32]>,
+}
+
+/// The warp groups of a block, made on first use: (warp, member mask, group).
+type WarpGroups = ModelMutex<Vec<(u32, u32, Arc<WarpGroup>)>>;
+
+/// A block-wide reduction in flight (`sync_threads_count`): the sum so far and how many threads
+/// have read the result.
+#[derive(Default)]
+struct BlockReduction {
+    sum: u32,
+    readers: u32,
+}
 
 /// What the threads of one simulated block share.
 pub struct BlockContext {
     threads: u32,
     barrier: Barrier<Block>,
-    warps: WarpBarriers,
+    warps: WarpGroups,
+    reduction: ModelMutex<BlockReduction>,
     shared: Mutex<Vec<(&'static str, SharedArray)>>,
 }
 
@@ -46,7 +64,8 @@ impl BlockContext {
         Arc::new(BlockContext {
             threads,
             barrier: Barrier::new(threads),
-            warps: WarpBarriers::new(Vec::new()),
+            warps: WarpGroups::new(Vec::new()),
+            reduction: ModelMutex::new(BlockReduction::default()),
             shared: Mutex::new(Vec::new()),
         })
     }
@@ -139,33 +158,94 @@ pub fn sync_threads() {
 /// is that of `bar.warp.sync` among the members, under loom too.
 #[track_caller]
 pub fn sync_warp(mask: u32) {
+    warp_group("sync_warp", mask).1.barrier.arrive_and_wait();
+}
+
+/// The calling lane and the group of `mask` in its warp, after the mask rules of every
+/// `*_sync(mask, …)` operation: the mask names the calling lane, and only lanes the warp has.
+#[track_caller]
+fn warp_group(operation: &str, mask: u32) -> (u32, Arc<WarpGroup>) {
     let (block, linear) = with(|c| (c.block.clone(), c.thread_idx.linear(c.block_dim)));
     let (warp, lane) = (linear / super::WARP_SIZE, linear % super::WARP_SIZE);
     let lanes = (block.threads - warp * super::WARP_SIZE).min(super::WARP_SIZE);
     assert!(
         mask & (1 << lane) != 0,
-        "sync_warp: mask {mask:#010x} does not include the calling thread's lane {lane} \
+        "{operation}: mask {mask:#010x} does not include the calling thread's lane {lane} \
          (warp {warp}); every member must name itself"
     );
     let existing = u32::MAX >> (super::WARP_SIZE - lanes);
     assert!(
         mask & !existing == 0,
-        "sync_warp: mask {mask:#010x} names lanes that do not exist: warp {warp} of a block \
-         of {} threads has {lanes} lanes",
-        block.threads
+        "{operation}: mask {mask:#010x} names lanes that do not exist: warp {warp} of a block \
+         of {} threads has {lanes} lanes (lanes {:#010x} are missing)",
+        block.threads,
+        mask & !existing
     );
-    let barrier = {
-        let mut warps = block.warps.lock().unwrap();
-        match warps.iter().find(|(w, m, _)| (*w, *m) == (warp, mask)) {
-            Some((_, _, b)) => b.clone(),
-            None => {
-                let b = Arc::new(Barrier::new(mask.count_ones()));
-                warps.push((warp, mask, b.clone()));
-                b
-            }
+    let mut warps = block.warps.lock().unwrap();
+    let group = match warps.iter().find(|(w, m, _)| (*w, *m) == (warp, mask)) {
+        Some((_, _, g)) => g.clone(),
+        None => {
+            let g = Arc::new(WarpGroup {
+                barrier: Barrier::new(mask.count_ones()),
+                slots: ModelMutex::new([0; 32]),
+            });
+            warps.push((warp, mask, g.clone()));
+            g
         }
     };
-    barrier.arrive_and_wait();
+    (lane, group)
+}
+
+/// The lanes of this thread's warp that exist (a last warp may have fewer than 32): what
+/// `__activemask()` returns when every thread of the warp runs the call, as the executor's do.
+#[track_caller]
+pub fn activemask() -> u32 {
+    let (threads, linear) = with(|c| (c.block.threads, c.thread_idx.linear(c.block_dim)));
+    let warp = linear / super::WARP_SIZE;
+    let lanes = (threads - warp * super::WARP_SIZE).min(super::WARP_SIZE);
+    u32::MAX >> (super::WARP_SIZE - lanes)
+}
+
+/// One warp-synchronous step of the lanes of `mask`: each deposits `value`, all wait, each reads
+/// every member's value, all wait again (so that no lane's next deposit overwrites a value
+/// another lane has yet to read). Returns the calling lane and the values by lane (zero for
+/// lanes outside the mask). The two barriers are block-scope barriers among the members, so
+/// the step also orders their memory, which a shuffle on the device does not.
+#[track_caller]
+pub fn warp_exchange(operation: &str, mask: u32, value: u64) -> (u32, [u64; 32]) {
+    let (lane, group) = warp_group(operation, mask);
+    group.slots.lock().unwrap()[lane as usize] = value;
+    group.barrier.arrive_and_wait();
+    let mut values = *group.slots.lock().unwrap();
+    group.barrier.arrive_and_wait();
+    for (i, v) in values.iter_mut().enumerate() {
+        if mask & (1 << i) == 0 {
+            *v = 0;
+        }
+    }
+    (lane, values)
+}
+
+/// `__syncthreads_count(predicate)`: the block's barrier, returning how many threads passed a
+/// true predicate.
+#[track_caller]
+pub fn sync_threads_count(predicate: bool) -> u32 {
+    let block = with(|c| c.block.clone());
+    block.reduction.lock().unwrap().sum += u32::from(predicate);
+    block.barrier.arrive_and_wait();
+    let count = {
+        let mut r = block.reduction.lock().unwrap();
+        let count = r.sum;
+        r.readers += 1;
+        // The last reader resets for the next call, which no thread starts before the
+        // barrier below.
+        if r.readers == block.threads {
+            *r = BlockReduction::default();
+        }
+        count
+    };
+    block.barrier.arrive_and_wait();
+    count
 }
 
 /// The byte a new block-shared array is filled with on the host: shared memory is

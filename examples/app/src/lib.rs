@@ -76,6 +76,74 @@ pub fn message_passing_on_host() -> Result<[u32; 3], LaunchError> {
     Ok(cells)
 }
 
+/// The block sum (device-scope total) of `0, 1, 2, …` over `grid` blocks of `block` threads on
+/// host threads.
+pub fn block_sum_on_host(grid: u32, block: u32) -> Result<u32, LaunchError> {
+    let input: Vec<u32> = (0..grid * block).collect();
+    let mut total = 0u32;
+    let (data, out) = (Arg(input.as_ptr().cast_mut()), Arg(&raw mut total));
+    launch(Dim3::x(grid), Dim3::x(block), move || {
+        let (data, out) = (data, out);
+        // SAFETY: one input per thread and the total, live for the launch.
+        unsafe { kernels::block_sum::<scoped_atomics::Device>(data.0, out.0) }
+    })?;
+    Ok(total)
+}
+
+/// The ticket lock (device scope) taken by every thread of `grid` blocks of `block` threads on
+/// host threads: returns `[next, serving, counter]`.
+pub fn ticket_lock_on_host(grid: u32, block: u32) -> Result<[u32; 3], LaunchError> {
+    let mut cells = [0u32; 3];
+    let base = Arg(cells.as_mut_ptr());
+    launch(Dim3::x(grid), Dim3::x(block), move || {
+        let base = base;
+        // SAFETY: three cells, live for the launch; every block is resident.
+        unsafe {
+            kernels::ticket_lock::<scoped_atomics::Device>(base.0, base.0.add(1), base.0.add(2))
+        }
+    })?;
+    Ok(cells)
+}
+
+/// `kernel` (`ticket_lock` or `ticket_lock_block_scope_bug`) from the PTX in the simulator:
+/// returns `[next, serving, counter]`, or the findings.
+pub fn ticket_lock_in_simulator(
+    kernel: &str,
+    grid: u32,
+    block: u32,
+    seed: u64,
+) -> SimResult<[u32; 3]> {
+    let mut launch = sim::Launch::new(
+        [grid, 1, 1],
+        [block, 1, 1],
+        vec![
+            sim::Arg::Ptr(0, 0),
+            sim::Arg::Ptr(0, 4),
+            sim::Arg::Ptr(0, 8),
+        ],
+    );
+    launch.buffers = vec![vec![0; 12]];
+    launch.seed = seed;
+    let buffers = simulate(kernel, &launch)?;
+    let mut cells = [0; 3];
+    cells.copy_from_slice(&words(&buffers[0]));
+    Ok(cells)
+}
+
+/// `kernel` (`block_sum` or `block_sum_block_scope_bug`) from the PTX in the simulator over
+/// the inputs `0, 1, 2, …`: returns the total, or the findings.
+pub fn block_sum_in_simulator(kernel: &str, grid: u32, block: u32, seed: u64) -> SimResult<u32> {
+    let input: Vec<u8> = (0..grid * block).flat_map(u32::to_le_bytes).collect();
+    let mut launch = sim::Launch::new(
+        [grid, 1, 1],
+        [block, 1, 1],
+        vec![sim::Arg::Buffer(input), sim::Arg::Buffer(vec![0; 4])],
+    );
+    launch.seed = seed;
+    let buffers = simulate(kernel, &launch)?;
+    Ok(words(&buffers[1])[0])
+}
+
 /// What a simulator run of a kernel returns: the final contents of its buffers, or every
 /// finding (race, hang, divergence, fault), one per line, when there was one.
 pub type SimResult<T> = Result<T, String>;

@@ -21,6 +21,31 @@ fn message_passing_delivers_the_data() {
 }
 
 #[test]
+fn block_sum_adds_every_thread_s_value() {
+    // Whole warps, a short last warp, one thread per block.
+    for (grid, block) in [(4, 64), (3, 40), (5, 1)] {
+        let n = grid * block;
+        assert_eq!(
+            app::block_sum_on_host(grid, block).unwrap(),
+            n * (n - 1) / 2,
+            "grid {grid} x block {block}"
+        );
+    }
+}
+
+#[test]
+fn ticket_lock_counts_every_thread() {
+    for (grid, block) in [(8, 4), (3, 1)] {
+        let n = grid * block;
+        assert_eq!(
+            app::ticket_lock_on_host(grid, block).unwrap(),
+            [n, n, n],
+            "grid {grid} x block {block}"
+        );
+    }
+}
+
+#[test]
 fn the_ptx_has_both_kernels() {
     assert!(app::PTX.contains(".entry histogram"));
     assert!(app::PTX.contains(".entry message_passing"));

@@ -15,6 +15,69 @@ fn model(f: impl Fn() + Sync + Send + 'static) {
     builder.check(f);
 }
 
+/// The launch's bounds for the bigger shapes (`executor::loom_builder`: preemption bound 2).
+fn bounded(f: impl Fn() + Sync + Send + 'static) {
+    scoped_atomics_host::executor::loom_builder().check(f);
+}
+
+/// Two blocks of one thread, through both `sync_threads` and the warp step. (Two blocks of two
+/// threads exceed loom's branch limit: see the guide's testing page.)
+fn block_sum<S: Scope>() {
+    bounded(|| {
+        let input = Arg(Box::into_raw(Box::new([3u32, 7])));
+        let total = Arg(Box::into_raw(Box::new(0u32)));
+        launch_loom(Dim3::x(2), Dim3::x(1), move || {
+            let (input, total) = (input, total);
+            // SAFETY: one input per thread and the total, live until the launch returned.
+            unsafe { kernels::block_sum::<S>(input.0.cast(), total.0) }
+        })
+        .unwrap();
+        // SAFETY: the launch joined every thread; allocated above.
+        let (_, total) = unsafe { (Box::from_raw(input.0), *Box::from_raw(total.0)) };
+        assert_eq!(total, 10, "3 + 7");
+    });
+}
+
+#[test]
+fn block_sum_of_two_blocks_is_correct_at_device_scope() {
+    block_sum::<Device>();
+}
+
+#[test]
+#[should_panic(expected = "scope race")]
+fn block_sum_with_a_block_scope_total_is_a_scope_race() {
+    block_sum::<Block>();
+}
+
+/// Two blocks of one thread take the lock once each. (Three exceed loom's branch limit: see
+/// the guide's testing page.)
+fn ticket_lock<S: Scope>() {
+    bounded(|| {
+        let cells = Arg(Box::into_raw(Box::new([0u32; 3])));
+        launch_loom(Dim3::x(2), Dim3::x(1), move || {
+            let cells = cells;
+            let base = cells.0.cast::<u32>();
+            // SAFETY: three cells, live until the launch returned.
+            unsafe { kernels::ticket_lock::<S>(base, base.add(1), base.add(2)) }
+        })
+        .unwrap();
+        // SAFETY: the launch joined every thread; allocated above.
+        let cells = *unsafe { Box::from_raw(cells.0) };
+        assert_eq!(cells, [2, 2, 2]);
+    });
+}
+
+#[test]
+fn ticket_lock_of_two_blocks_is_correct_at_device_scope() {
+    ticket_lock::<Device>();
+}
+
+#[test]
+#[should_panic(expected = "scope race")]
+fn ticket_lock_at_block_scope_across_blocks_is_a_scope_race() {
+    ticket_lock::<Block>();
+}
+
 fn message_passing<S: Scope>() {
     model(|| {
         let cells = Arg(Box::into_raw(Box::new([0u32; 3])));

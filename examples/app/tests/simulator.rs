@@ -29,3 +29,39 @@ fn message_passing_in_the_simulator_matches_host_threads() {
         assert_eq!(simulated, host, "seed {seed}");
     }
 }
+
+#[test]
+fn ticket_lock_in_the_simulator_matches_host_threads() {
+    for seed in 1..=3 {
+        let simulated = app::ticket_lock_in_simulator("ticket_lock", 3, 2, seed)
+            .unwrap_or_else(|findings| panic!("{findings}"));
+        assert_eq!(simulated, [6, 6, 6], "seed {seed}");
+    }
+    assert_eq!(app::ticket_lock_on_host(3, 2).unwrap(), [6, 6, 6]);
+}
+
+#[test]
+fn ticket_lock_at_block_scope_is_a_race_in_the_simulator() {
+    let findings = app::ticket_lock_in_simulator("ticket_lock_block_scope_bug", 3, 1, 1)
+        .expect_err("a block-scope ticket lock across blocks raced nowhere");
+    assert!(findings.starts_with("race:"), "{findings}");
+}
+
+#[test]
+fn block_sum_in_the_simulator_matches_host_threads() {
+    // Warp shuffles over whole warps and a short last warp.
+    for (grid, block, seed) in [(2, 64, 1), (3, 40, 2)] {
+        let n = grid * block;
+        let simulated = app::block_sum_in_simulator("block_sum", grid, block, seed)
+            .unwrap_or_else(|findings| panic!("{findings}"));
+        assert_eq!(simulated, n * (n - 1) / 2, "grid {grid} x block {block}");
+        assert_eq!(app::block_sum_on_host(grid, block).unwrap(), simulated);
+    }
+}
+
+#[test]
+fn block_sum_at_block_scope_is_a_race_in_the_simulator() {
+    let findings = app::block_sum_in_simulator("block_sum_block_scope_bug", 2, 32, 1)
+        .expect_err("a block-scope total across blocks raced nowhere");
+    assert!(findings.starts_with("race:"), "{findings}");
+}

@@ -7,7 +7,10 @@
 #![no_std]
 #![cfg_attr(target_arch = "nvptx64", feature(abi_ptx, asm_experimental_arch))]
 
-use scoped_atomics::kernel::{block_dim, block_idx, grid_dim, sync_threads, thread_idx};
+use scoped_atomics::kernel::{
+    activemask, block_dim, block_idx, grid_dim, lane_id, shfl_xor_sync, spin_loop, sync_threads,
+    thread_idx,
+};
 use scoped_atomics::{AtomicRef, Block, Device, Ordering, Scope, block_shared};
 
 /// Number of bins of [`histogram`].
@@ -70,6 +73,67 @@ pub unsafe fn message_passing<S: Scope>(data: *mut u32, flag: *mut u32, result: 
     }
 }
 
+/// Sum of one `u32` per thread into `*total`: the lanes of each warp add theirs with shuffles
+/// (`shfl_xor_sync`), each warp's lane 0 adds its sum into a block-shared partial, and thread 0
+/// of each block adds the block's partial into `*total` at scope `S`. Two `sync_threads`: after
+/// the partial is zeroed and after every warp added. `S = Device` is right; with `S = Block`
+/// two blocks add into `*total` at a scope that does not include each other: a scope race.
+///
+/// # Safety
+/// `input` holds one value per thread of the grid; `total` is valid for atomic `u32` access.
+pub unsafe fn block_sum<S: Scope>(input: *const u32, total: *mut u32) {
+    let partial = block_shared!(PARTIAL: [u32; 1]).cast::<u32>();
+    // SAFETY: the block's shared word; every access is atomic.
+    let partial = unsafe { AtomicRef::<u32, Block>::from_ptr(partial) };
+    if thread_idx().x == 0 {
+        partial.store(0, Ordering::Relaxed);
+    }
+    sync_threads();
+    let i = (block_idx().x * block_dim().x + thread_idx().x) as usize;
+    // SAFETY: one input per thread.
+    let mut sum = unsafe { input.add(i).read() };
+    let lanes = activemask();
+    let mut m = 1;
+    while m < lanes.count_ones() {
+        sum += shfl_xor_sync(lanes, sum, m, 32);
+        m *= 2;
+    }
+    if lane_id() == 0 {
+        partial.add(sum, Ordering::Relaxed);
+    }
+    sync_threads();
+    if thread_idx().x == 0 {
+        // SAFETY: the caller's contract on `total`; other blocks add too.
+        let total = unsafe { AtomicRef::<u32, S>::from_ptr(total) };
+        total.add(partial.load(Ordering::Relaxed), Ordering::Relaxed);
+    }
+}
+
+/// A ticket lock around `*counter += 1`, taken once by every thread: `next` hands out tickets,
+/// `serving` says whose turn it is, both at scope `S`. `S = Device` counts every thread;
+/// `S = Block` across blocks is a scope race (and, on a GPU, lost increments).
+///
+/// # Safety
+/// The pointers are valid for atomic `u32` access; every block of the grid is resident at once.
+pub unsafe fn ticket_lock<S: Scope>(next: *mut u32, serving: *mut u32, counter: *mut u32) {
+    // SAFETY: the caller's contract; every access is atomic.
+    let (next, serving, counter) = unsafe {
+        (
+            AtomicRef::<u32, S>::from_ptr(next),
+            AtomicRef::<u32, S>::from_ptr(serving),
+            AtomicRef::<u32, Device>::from_ptr(counter),
+        )
+    };
+    let ticket = next.fetch_add(1, Ordering::Relaxed);
+    while serving.load(Ordering::Acquire) != ticket {
+        // Under loom: let the holder run instead of counting spins (see `spin_loop`).
+        spin_loop();
+    }
+    // The critical section: a load and a store, not an atomic add, so a broken lock loses counts.
+    counter.store(counter.load(Ordering::Relaxed) + 1, Ordering::Relaxed);
+    serving.store(ticket + 1, Ordering::Release);
+}
+
 /// The `extern "ptx-kernel"` entry points: what the GPU launches.
 #[cfg(target_arch = "nvptx64")]
 mod entry {
@@ -87,5 +151,40 @@ mod entry {
     ) {
         // SAFETY: as above.
         unsafe { super::message_passing::<scoped_atomics::Device>(data, flag, out) }
+    }
+
+    #[unsafe(no_mangle)]
+    pub unsafe extern "ptx-kernel" fn block_sum(input: *const u32, total: *mut u32) {
+        // SAFETY: as above.
+        unsafe { super::block_sum::<scoped_atomics::Device>(input, total) }
+    }
+
+    #[unsafe(no_mangle)]
+    pub unsafe extern "ptx-kernel" fn block_sum_block_scope_bug(
+        input: *const u32,
+        total: *mut u32,
+    ) {
+        // SAFETY: as above.
+        unsafe { super::block_sum::<scoped_atomics::Block>(input, total) }
+    }
+
+    #[unsafe(no_mangle)]
+    pub unsafe extern "ptx-kernel" fn ticket_lock(
+        next: *mut u32,
+        serving: *mut u32,
+        counter: *mut u32,
+    ) {
+        // SAFETY: as above.
+        unsafe { super::ticket_lock::<scoped_atomics::Device>(next, serving, counter) }
+    }
+
+    #[unsafe(no_mangle)]
+    pub unsafe extern "ptx-kernel" fn ticket_lock_block_scope_bug(
+        next: *mut u32,
+        serving: *mut u32,
+        counter: *mut u32,
+    ) {
+        // SAFETY: as above.
+        unsafe { super::ticket_lock::<scoped_atomics::Block>(next, serving, counter) }
     }
 }

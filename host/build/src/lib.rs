@@ -24,19 +24,23 @@
 //! # What the builder does
 //!
 //! `cargo +<pinned nightly> rustc --lib -Zbuild-std=core --target nvptx64-nvidia-cuda` on the
-//! crate, with `RUSTFLAGS` (so that they reach every dependency, `scoped-atomics` included):
-//! `-C target-cpu=<sm>` (and `+ptx86` for `sm_90_ptx86`), `-Cpanic=immediate-abort`,
-//! `-Zcross-crate-inline-threshold=always` (an rlib's PTX holds only its own code, so everything
-//! it calls must be inlined into it), and one codegen unit (with
-//! [`runtime_unroll(false)`](PtxBuilder::runtime_unroll), `-Cllvm-args=-unroll-runtime=false`
-//! too). The PTX is written to
+//! crate, with `target.nvptx64-nvidia-cuda.rustflags` (so that they reach every dependency,
+//! `scoped-atomics` included, and join those of the crate's own `.cargo/config.toml`):
+//! `-C target-cpu=<sm>` and `-C target-feature=+ptx<NN>` ([`PtxBuilder::arch`],
+//! [`PtxBuilder::ptx_isa`]), `-Cpanic=immediate-abort`, `-Zcross-crate-inline-threshold=always`
+//! (an rlib's PTX holds only its own code, so everything it calls must be inlined into it), one
+//! codegen unit (with [`runtime_unroll(false)`](PtxBuilder::runtime_unroll),
+//! `-Cllvm-args=-unroll-runtime=false` too), and the flags of [`PtxBuilder::rustflag`]. The PTX
+//! is written to
 //! `<out_dir>/<crate>.<arch>.ptx`; `ptxas` assembles it when asked. Cargo's own fingerprints and
 //! the assembler's log cache make an unchanged rebuild take well under a second. In a build
 //! script it prints `cargo:rerun-if-changed` for every source file of the kernel crate and its
 //! path dependencies (from the build's dep-info).
 //!
-//! PTX is forward compatible: the driver compiles `sm_80` PTX for any later GPU (sm_86, sm_89,
-//! sm_90, …), so the accepted architectures, [`ARCHS`], cover every GPU from Volta on.
+//! [`ARCHS`] are every architecture of the pinned nightly from Volta (sm_70) on. PTX is forward
+//! compatible: the driver compiles `sm_70` PTX for any later GPU, so a newer architecture or
+//! PTX ISA version is only needed for what it adds (the library's compile-time errors say which
+//! `.arch(…)`/`.ptx_isa(…)` an operation needs).
 //!
 //! ```no_run
 //! // build.rs of the host crate
@@ -52,12 +56,14 @@
 //! }
 //! ```
 
+mod gpu_target;
 pub mod ptx;
 mod tools;
 
+pub use gpu_target::{ARCHS, GpuTarget, PTX_ISAS, parse_ptx_isa};
 pub use tools::find_tools;
 
-use ptx::{Target, Toolchain};
+use ptx::Toolchain;
 use std::fmt;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -67,15 +73,15 @@ use std::process::Command;
 /// variable `SCOPED_ATOMICS_NIGHTLY` overrides it.
 pub const PINNED_NIGHTLY: &str = "nightly-2026-05-20";
 
-/// The architectures [`PtxBuilder::arch`] accepts.
-pub const ARCHS: [&str; 4] = ["sm_70", "sm_80", "sm_90", "sm_90_ptx86"];
-
 /// Why a build failed. Every variant's message names the problem and, for a missing tool, says
 /// in one line how to install it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Error {
     /// The architecture is not one of [`ARCHS`].
     UnknownArch(String),
+    /// The PTX ISA version is not one of [`PTX_ISAS`], or older than the architecture's oldest
+    /// (the message says which).
+    UnknownPtxIsa(String),
     /// The path is not a crate with a library target.
     NotAKernelCrate {
         /// The crate directory given.
@@ -113,8 +119,9 @@ impl fmt::Display for Error {
             Error::UnknownArch(a) => write!(
                 f,
                 "unknown architecture `{a}`: accepted are {}",
-                ARCHS.join(", ")
+                ARCHS.map(|(arch, _)| arch).join(", ")
             ),
+            Error::UnknownPtxIsa(why) => f.write_str(why),
             Error::NotAKernelCrate { path, why } => {
                 write!(f, "{} is not a kernel crate: {why}", path.display())
             }
@@ -162,7 +169,10 @@ impl std::error::Error for Error {}
 pub struct PtxBuilder {
     crate_path: PathBuf,
     arch: String,
+    ptx_isa: Option<(u8, u8)>,
+    rustflags: Vec<String>,
     release: bool,
+    line_tables: bool,
     verify: bool,
     runtime_unroll: bool,
     out_dir: Option<PathBuf>,
@@ -187,15 +197,20 @@ impl PtxBuilder {
         PtxBuilder {
             crate_path: dir,
             arch: "sm_70".into(),
+            ptx_isa: None,
+            rustflags: Vec::new(),
             release: true,
+            line_tables: true,
             verify: false,
             runtime_unroll: true,
             out_dir: None,
         }
     }
 
-    /// The target architecture, one of [`ARCHS`] (`sm_90_ptx86`: sm_90 with PTX ISA 8.6, which
-    /// has `fence.acquire`/`fence.release`). Checked by [`build`](Self::build).
+    /// The target architecture, one of [`ARCHS`]: every `-C target-cpu` of the pinned
+    /// nightly's nvptx backend from sm_70 on (`sm_75`, `sm_86`, `sm_89`, `sm_90a`, `sm_100`,
+    /// `sm_120`, …), and `sm_90_ptx86`, short for `.arch("sm_90").ptx_isa(8, 6)`. Checked by
+    /// [`build`](Self::build).
     ///
     /// ```
     /// let b = scoped_atomics_build::PtxBuilder::new("kernels").arch("sm_80");
@@ -206,9 +221,66 @@ impl PtxBuilder {
         self
     }
 
+    /// The PTX ISA version, one of [`PTX_ISAS`] and not older than the architecture's oldest
+    /// (by default that oldest): e.g. `.arch("sm_70").ptx_isa(8, 3)` for 128-bit loads and
+    /// stores on Volta, `.arch("sm_80").ptx_isa(7, 1)` for the parity waits of a
+    /// `Barrier<Block>`. It reaches every crate of the build (`-C target-feature=+ptx83`), so
+    /// the library's `cfg` gates see it. The PTX file is then `<crate>.sm_70_ptx83.ptx`.
+    ///
+    /// ```
+    /// let b = scoped_atomics_build::PtxBuilder::new("kernels").arch("sm_70").ptx_isa(8, 3);
+    /// # let _ = b;
+    /// ```
+    pub fn ptx_isa(mut self, major: u8, minor: u8) -> Self {
+        self.ptx_isa = Some((major, minor));
+        self
+    }
+
+    /// One more flag for `rustc`, for every crate of the device build (dependencies and `core`
+    /// included), after the builder's own: e.g. `"-Cllvm-args=--nvptx-sched4reg"` or
+    /// `"--cfg=my_kernels_feature"`. The kernel crate's `.cargo/config.toml`
+    /// `[target.nvptx64-nvidia-cuda] rustflags` are added too; `RUSTFLAGS` of the outer build
+    /// is not (it is the host's).
+    ///
+    /// ```
+    /// let b = scoped_atomics_build::PtxBuilder::new("kernels").rustflag("--cfg=fast_path");
+    /// # let _ = b;
+    /// ```
+    pub fn rustflag(mut self, flag: impl Into<String>) -> Self {
+        self.rustflags.push(flag.into());
+        self
+    }
+
+    /// Both [`arch`](Self::arch) and [`ptx_isa`](Self::ptx_isa) from a [`GpuTarget`] (e.g. one
+    /// read by [`GpuTarget::parse`] from a command line).
+    ///
+    /// ```
+    /// use scoped_atomics_build::{GpuTarget, PtxBuilder};
+    /// let b = PtxBuilder::new("kernels").gpu_target(&GpuTarget::parse("sm_70_ptx83")?);
+    /// assert_eq!(b.target()?.name(), "sm_70_ptx83");
+    /// # Ok::<(), scoped_atomics_build::Error>(())
+    /// ```
+    pub fn gpu_target(mut self, target: &GpuTarget) -> Self {
+        self.arch = target.arch().to_string();
+        self.ptx_isa = target.requested_ptx_isa();
+        self
+    }
+
+    /// The target this builder builds for: its architecture and PTX ISA version, checked.
+    ///
+    /// ```
+    /// let b = scoped_atomics_build::PtxBuilder::new("kernels").arch("sm_100");
+    /// assert_eq!(b.target()?.ptx_isa(), (8, 6));
+    /// # Ok::<(), scoped_atomics_build::Error>(())
+    /// ```
+    pub fn target(&self) -> Result<GpuTarget, Error> {
+        GpuTarget::new(&self.arch, self.ptx_isa)
+    }
+
     /// Release (the default) or debug profile (`dev`: overflow checks and debug assertions,
-    /// which abort the kernel); both with one codegen unit and no debug info (ptxas cannot read
-    /// the DWARF sections LLVM writes into PTX).
+    /// which abort the kernel); both with one codegen unit and no debug info beyond the line
+    /// tables of [`line_tables`](Self::line_tables) (ptxas cannot read the DWARF sections LLVM
+    /// writes into PTX).
     ///
     /// ```
     /// let b = scoped_atomics_build::PtxBuilder::new("kernels").release(false);
@@ -216,6 +288,23 @@ impl PtxBuilder {
     /// ```
     pub fn release(mut self, release: bool) -> Self {
         self.release = release;
+        self
+    }
+
+    /// Whether the PTX carries line tables (the default): `.file` and `.loc` directives that name
+    /// the Rust file and line of each instruction (`debug = "line-directives-only"`), for the
+    /// simulator's findings and the GPU tools. Nothing else changes: the PTX without its
+    /// `.file`/`.loc` lines (and the labels that delimit their ranges) is the PTX of
+    /// `.line_tables(false)`, which is written to `<crate>.<arch>.nolines.ptx` (the repository's
+    /// `device_builds` test checks both), and ptxas reads both (full debug info would add DWARF
+    /// sections, which it cannot parse).
+    ///
+    /// ```
+    /// let b = scoped_atomics_build::PtxBuilder::new("kernels").line_tables(false);
+    /// # let _ = b;
+    /// ```
+    pub fn line_tables(mut self, line_tables: bool) -> Self {
+        self.line_tables = line_tables;
         self
     }
 
@@ -241,21 +330,12 @@ impl PtxBuilder {
     /// --no-runtime-unroll` is the same on the command line.
     ///
     /// ```
-    /// let b = scoped_atomics_host::build::PtxBuilder::new("kernels").runtime_unroll(false);
+    /// let b = scoped_atomics_build::PtxBuilder::new("kernels").runtime_unroll(false);
     /// # let _ = b;
     /// ```
     pub fn runtime_unroll(mut self, unroll: bool) -> Self {
         self.runtime_unroll = unroll;
         self
-    }
-
-    /// The `RUSTFLAGS` of the build for `target`.
-    fn rustflags(&self, target: Target) -> String {
-        let mut flags = format!("{} -Ccodegen-units=1", target.rustflags());
-        if !self.runtime_unroll {
-            flags += " -Cllvm-args=-unroll-runtime=false";
-        }
-        flags
     }
 
     /// Where the PTX (and the build's target directory, `<dir>/target`) goes.
@@ -271,8 +351,7 @@ impl PtxBuilder {
 
     /// Builds the PTX and returns its path, `<out_dir>/<crate>.<arch>.ptx`.
     pub fn build(&self) -> Result<PathBuf, Error> {
-        let target =
-            Target::from_name(&self.arch).ok_or_else(|| Error::UnknownArch(self.arch.clone()))?;
+        let target = self.target()?;
         let manifest = self.crate_path.join("Cargo.toml");
         if !manifest.is_file() {
             return Err(Error::NotAKernelCrate {
@@ -285,7 +364,7 @@ impl PtxBuilder {
             .canonicalize()
             .map_err(|e| Error::Io(format!("{}: {e}", self.crate_path.display())))?;
         let manifest = crate_dir.join("Cargo.toml");
-        let tools = find_tools(self.verify.then_some(target))?;
+        let tools = find_tools(self.verify.then_some(&target))?;
         let lib = lib_name(&tools, &manifest)?;
         let in_build_script = std::env::var_os("OUT_DIR").is_some()
             && std::env::var_os("CARGO_CFG_TARGET_ARCH").is_some();
@@ -297,9 +376,12 @@ impl PtxBuilder {
         fs::create_dir_all(&out_dir)
             .map_err(|e| Error::Io(format!("creating {}: {e}", out_dir.display())))?;
         let out_dir = out_dir.canonicalize().unwrap_or(out_dir);
-        let out = out_dir.join(format!("{lib}.{}.ptx", target.name()));
+        // A build without line tables has a name of its own: cargo finds either build fresh
+        // after the other and would not write the PTX again.
+        let lines = if self.line_tables { "" } else { ".nolines" };
+        let out = out_dir.join(format!("{lib}.{}{lines}.ptx", target.name()));
         let target_dir = out_dir.join("target").join(target.name());
-        self.cargo_build(&tools, target, &manifest, &target_dir, &out)?;
+        self.cargo_build(&tools, &target, &manifest, &target_dir, &out)?;
         if in_build_script {
             for file in dep_info_sources(&target_dir, &lib, self.release) {
                 println!("cargo:rerun-if-changed={}", file.display());
@@ -309,7 +391,7 @@ impl PtxBuilder {
             println!("cargo:rerun-if-env-changed=PTXAS");
         }
         if self.verify {
-            verify(&tools, &out, target)?;
+            verify(&tools, &out, &target)?;
         }
         Ok(out)
     }
@@ -317,7 +399,7 @@ impl PtxBuilder {
     fn cargo_build(
         &self,
         tools: &Toolchain,
-        target: Target,
+        target: &GpuTarget,
         manifest: &Path,
         target_dir: &Path,
         out: &Path,
@@ -329,7 +411,6 @@ impl PtxBuilder {
             let mut cmd = Command::new(&tools.cargo);
             ptx::clean_env(&mut cmd);
             cmd.current_dir(manifest.parent().unwrap_or(Path::new(".")))
-                .env("RUSTFLAGS", self.rustflags(target))
                 .arg(format!("+{}", tools.nightly))
                 .args(["rustc", "--lib", "--manifest-path"])
                 .arg(manifest)
@@ -337,8 +418,19 @@ impl PtxBuilder {
                 .args(["--profile", profile, "--target-dir"])
                 .arg(target_dir)
                 .args(["--config", &format!("profile.{profile}.codegen-units=1")])
-                // ptxas cannot parse the DWARF sections LLVM writes into PTX.
-                .args(["--config", &format!("profile.{profile}.debug=0")])
+                // ptxas cannot parse the DWARF sections LLVM writes into PTX: line directives
+                // (`.file`/`.loc`) at most.
+                .args([
+                    "--config",
+                    &if self.line_tables {
+                        format!("profile.{profile}.debug=\"line-directives-only\"")
+                    } else {
+                        format!("profile.{profile}.debug=0")
+                    },
+                ])
+                // Not `RUSTFLAGS`, which would replace the crate's own
+                // `[target.nvptx64-nvidia-cuda] rustflags`: cargo joins the arrays.
+                .args(["--config", &rustflags_config(&self.rustflags(target))])
                 .arg("--")
                 .arg(format!("--emit=asm={}", out.display()));
             let shown = format!("{cmd:?}");
@@ -366,6 +458,33 @@ impl PtxBuilder {
             out.display()
         )))
     }
+}
+
+impl PtxBuilder {
+    /// Every crate's flags: the target's, what makes one crate's PTX self-contained (see
+    /// [`ptx::Target::rustflags`]), one codegen unit, and the user's.
+    fn rustflags(&self, target: &GpuTarget) -> Vec<String> {
+        let mut flags = target.rustflags();
+        flags.extend(ptx::SELF_CONTAINED_FLAGS.map(String::from));
+        flags.push("-Ccodegen-units=1".into());
+        if !self.runtime_unroll {
+            flags.push("-Cllvm-args=-unroll-runtime=false".into());
+        }
+        flags.extend(self.rustflags.iter().cloned());
+        flags
+    }
+}
+
+/// `target.nvptx64-nvidia-cuda.rustflags=[…]` for `cargo --config`, each flag a TOML string.
+fn rustflags_config(flags: &[String]) -> String {
+    let quoted: Vec<String> = flags
+        .iter()
+        .map(|f| format!("\"{}\"", f.replace('\\', "\\\\").replace('"', "\\\"")))
+        .collect();
+    format!(
+        "target.nvptx64-nvidia-cuda.rustflags=[{}]",
+        quoted.join(", ")
+    )
 }
 
 /// The package name, from the manifest.
@@ -456,8 +575,13 @@ fn dep_info_sources(target_dir: &Path, lib: &str, release: bool) -> Vec<PathBuf>
 }
 
 /// Assembles `ptx` with ptxas; a rejection names ptxas's message and the PTX line it points at.
-fn verify(tools: &Toolchain, ptx: &Path, target: Target) -> Result<(), Error> {
-    match ptx::assemble(tools, ptx, target) {
+fn verify(tools: &Toolchain, ptx: &Path, target: &GpuTarget) -> Result<(), Error> {
+    let ptxas = if target.needs_ptxas_12() {
+        &tools.ptxas_12
+    } else {
+        &tools.ptxas_13
+    };
+    match ptx::assemble_with(ptxas, ptx, target.cpu()) {
         Ok(_) => Ok(()),
         Err(e) => {
             let message = match e {
@@ -515,32 +639,55 @@ mod tests {
 
     #[test]
     fn runtime_unrolling_is_on_by_default_and_off_on_request() {
-        let target = Target::Sm80;
-        let flag = "-Cllvm-args=-unroll-runtime=false";
-        assert!(!PtxBuilder::new("k").rustflags(target).contains(flag));
-        let off = PtxBuilder::new("k").runtime_unroll(false).rustflags(target);
+        let target = GpuTarget::new("sm_80", None).unwrap();
+        let flag = "-Cllvm-args=-unroll-runtime=false".to_string();
+        assert!(!PtxBuilder::new("k").rustflags(&target).contains(&flag));
+        let off = PtxBuilder::new("k")
+            .runtime_unroll(false)
+            .rustflags(&target);
         assert!(
-            off.contains(flag) && off.contains("-C target-cpu=sm_80"),
-            "{off}"
+            off.contains(&flag) && off.contains(&"-Ctarget-cpu=sm_80".to_string()),
+            "{off:?}"
         );
         assert!(
             !PtxBuilder::new("k")
                 .runtime_unroll(false)
                 .runtime_unroll(true)
-                .rustflags(target)
-                .contains(flag)
+                .rustflags(&target)
+                .contains(&flag)
         );
     }
 
     #[test]
     fn an_unknown_arch_names_the_accepted_ones() {
-        let e = PtxBuilder::new(".").arch("sm_75").build().unwrap_err();
-        assert_eq!(e, Error::UnknownArch("sm_75".into()));
+        let e = PtxBuilder::new(".").arch("sm_60").build().unwrap_err();
+        assert_eq!(e, Error::UnknownArch("sm_60".into()));
         assert!(
             e.to_string()
-                .contains("accepted are sm_70, sm_80, sm_90, sm_90_ptx86"),
+                .contains("accepted are sm_70, sm_72, sm_75, sm_80, sm_86"),
             "{e}"
         );
+        let e = PtxBuilder::new(".").arch("sm_100").ptx_isa(8, 3).build();
+        assert!(matches!(e, Err(Error::UnknownPtxIsa(_))), "{e:?}");
+    }
+
+    #[test]
+    fn the_rustflags_reach_cargo_as_one_toml_array_after_the_builders_own() {
+        let b = PtxBuilder::new(".")
+            .arch("sm_70")
+            .ptx_isa(8, 3)
+            .rustflag("--cfg=a\"b");
+        let flags = b.rustflags(&b.target().unwrap());
+        assert_eq!(
+            flags[..2],
+            ["-Ctarget-cpu=sm_70", "-Ctarget-feature=+ptx83"]
+        );
+        assert_eq!(flags.last().unwrap(), "--cfg=a\"b");
+        let config = rustflags_config(&flags);
+        assert!(
+            config.starts_with("target.nvptx64-nvidia-cuda.rustflags=[\"-Ctarget-cpu=sm_70\", ")
+        );
+        assert!(config.ends_with(", \"--cfg=a\\\"b\"]"), "{config}");
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! Finding the tools of a PTX build: the pinned nightly with `rust-src`, and `ptxas`.
 
-use super::{Error, PINNED_NIGHTLY};
-use crate::ptx::{self, Target, Toolchain};
+use super::{Error, GpuTarget, PINNED_NIGHTLY};
+use crate::ptx::{self, Toolchain};
 use std::fs;
 use std::path::PathBuf;
 use std::process::Command;
@@ -14,13 +14,14 @@ use std::process::Command;
 /// `PATH` or in `$CUDA_HOME/bin`.
 ///
 /// ```no_run
-/// use scoped_atomics_build::{find_tools, ptx::Target};
-/// match find_tools(Some(Target::Sm80)) {
+/// use scoped_atomics_build::{GpuTarget, find_tools};
+/// match find_tools(Some(&GpuTarget::new("sm_80", None)?)) {
 ///     Ok(tools) => println!("nightly {} at {}", tools.nightly, tools.sysroot.display()),
 ///     Err(e) => eprintln!("{e}"), // e.g. "… install it with `rustup toolchain install …`"
 /// }
+/// # Ok::<(), scoped_atomics_build::Error>(())
 /// ```
-pub fn find_tools(ptxas_for: Option<Target>) -> Result<Toolchain, Error> {
+pub fn find_tools(ptxas_for: Option<&GpuTarget>) -> Result<Toolchain, Error> {
     let nightly = std::env::var("SCOPED_ATOMICS_NIGHTLY")
         .ok()
         .filter(|n| !n.trim().is_empty())
@@ -64,18 +65,15 @@ pub fn find_tools(ptxas_for: Option<Target>) -> Result<Toolchain, Error> {
     };
     let (ptxas_12, ptxas_13) = (find("PTXAS_12"), find("PTXAS_13"));
     if let Some(target) = ptxas_for {
-        let found = match target {
-            Target::Sm70 => &ptxas_12,
-            _ => &ptxas_13,
+        let (found, key) = if target.needs_ptxas_12() {
+            (&ptxas_12, "PTXAS_12")
+        } else {
+            (&ptxas_13, "PTXAS_13")
         };
         if found.is_none() {
             return Err(Error::MissingPtxas(format!(
-                "none for {target}: PTXAS unset, no {} in {}, none on PATH",
-                if target == Target::Sm70 {
-                    "PTXAS_12"
-                } else {
-                    "PTXAS_13"
-                },
+                "none for {}: PTXAS unset, no {key} in {}, none on PATH",
+                target.cpu(),
                 root.join("tools/paths.env").display()
             )));
         }

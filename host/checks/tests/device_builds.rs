@@ -91,3 +91,141 @@ fn sm_90_only_after_the_double_dash_is_explained() {
         "the message does not say how the flag reaches the dependencies:\n{stderr}"
     );
 }
+
+/// Issue 25, item 1: a 128-bit load on Volta through the builder, `.arch("sm_70").ptx_isa(8, 3)`,
+/// with a flag from the builder (`.rustflag`) and one from the kernel crate's own
+/// `.cargo/config.toml`; both must reach the build (the kernel does not compile without them).
+const WIDE_LOAD_WITH_FLAGS: &str = r#"
+use scoped_atomics::{Atomic, Device, Ordering};
+
+#[cfg(not(all(from_builder, from_config)))]
+compile_error!("the builder's or the config file's rustflags did not reach the build");
+
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn wide_load(p: *mut u128, out: *mut u128) {
+    // SAFETY: the launcher passes valid, 16-aligned locations.
+    let value = unsafe { Atomic::<u128, Device>::from_ptr(p) }.load(Ordering::Acquire);
+    // SAFETY: as above.
+    unsafe { out.write(value) };
+}
+"#;
+
+#[test]
+fn the_builder_builds_sm_70_with_ptx_isa_8_3_and_every_rustflag_reaches_the_build() {
+    use scoped_atomics_host::build::PtxBuilder;
+    let Some(tc) = scratch::toolchain("device_builds") else {
+        return;
+    };
+    let dir = scratch::crate_dir(
+        &tc,
+        "builder-sm70-ptx83",
+        ", default-features = false",
+        &format!("{}{WIDE_LOAD_WITH_FLAGS}", scratch::PRELUDE),
+    );
+    std::fs::create_dir_all(dir.join(".cargo")).unwrap();
+    std::fs::write(
+        dir.join(".cargo/config.toml"),
+        "[target.nvptx64-nvidia-cuda]\nrustflags = [\"--cfg=from_config\"]\n",
+    )
+    .unwrap();
+    let ptx = PtxBuilder::new(&dir)
+        .arch("sm_70")
+        .ptx_isa(8, 3)
+        .rustflag("--cfg=from_builder")
+        .out_dir(tc.root.join("target/ptx/builder"))
+        .verify_with_ptxas(true)
+        .build()
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        ptx.ends_with("builder_sm70_ptx83.sm_70_ptx83.ptx"),
+        "{}",
+        ptx.display()
+    );
+    let text = std::fs::read_to_string(&ptx).unwrap();
+    assert!(
+        text.contains(".version 8.3") && text.contains(".target sm_70"),
+        "{text}"
+    );
+    assert!(text.contains("ld.acquire.gpu.b128"), "{text}");
+}
+
+#[test]
+fn the_builder_builds_sm_100_at_its_ptx_isa_and_ptxas_assembles_it() {
+    use scoped_atomics_host::build::PtxBuilder;
+    let Some(tc) = scratch::toolchain("device_builds") else {
+        return;
+    };
+    let dir = scratch::crate_dir(
+        &tc,
+        "builder-sm100",
+        ", default-features = false",
+        &format!("{}{COUNTER}", scratch::PRELUDE),
+    );
+    let ptx = PtxBuilder::new(&dir)
+        .arch("sm_100")
+        .out_dir(tc.root.join("target/ptx/builder"))
+        .verify_with_ptxas(true)
+        .build()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let text = std::fs::read_to_string(&ptx).unwrap();
+    // sm_100's oldest PTX ISA, passed as `+ptx86` so that the library's gates see 8.3 and 8.4.
+    assert!(
+        text.contains(".version 8.6") && text.contains(".target sm_100"),
+        "{text}"
+    );
+    assert!(text.contains("atom.relaxed.gpu.add.u32"), "{text}");
+}
+
+/// Issue 25, item 2: kernels are built with line tables by default (`.file`/`.loc`, naming the
+/// Rust lines), and the PTX without those lines (and the `$L__func_begin`/`$L__tmp` labels that
+/// delimit their ranges, referenced by no instruction) is exactly the PTX built without them.
+#[test]
+fn line_tables_are_on_by_default_and_change_nothing_else() {
+    use scoped_atomics_host::build::PtxBuilder;
+    let Some(tc) = scratch::toolchain("device_builds") else {
+        return;
+    };
+    let dir = scratch::crate_dir(
+        &tc,
+        "builder-line-tables",
+        ", default-features = false",
+        &format!("{}{COUNTER}", scratch::PRELUDE),
+    );
+    // One out dir: the second build writes the same PTX file, read before it.
+    let build = |line_tables: bool| {
+        let ptx = PtxBuilder::new(&dir)
+            .arch("sm_80")
+            .line_tables(line_tables)
+            .out_dir(tc.root.join("target/ptx/builder"))
+            .verify_with_ptxas(true)
+            .build()
+            .unwrap_or_else(|e| panic!("{e}"));
+        std::fs::read_to_string(ptx).unwrap()
+    };
+    let with = build(true);
+    let without = build(false);
+    assert!(with.contains(".file") && with.contains(".loc"), "{with}");
+    assert!(with.contains("src/lib.rs"), "no Rust file named:\n{with}");
+    // Line directives only: no DWARF (`.debug_info`, `.debug_line`), which ptxas cannot parse;
+    // LLVM adds one empty `.section .debug_macinfo { }`, which it can (verified above).
+    assert!(
+        !with.contains(".debug_info") && !with.contains(".debug_line"),
+        "{with}"
+    );
+    let code = |ptx: &str| -> Vec<String> {
+        ptx.lines()
+            .map(str::trim)
+            .filter(|l| !l.starts_with(".file") && !l.starts_with(".loc"))
+            .filter(|l| !l.starts_with(".section\t.debug_macinfo"))
+            // The labels LLVM puts around the line table's ranges; no instruction uses them.
+            .filter(|l| {
+                !["$L__func_begin", "$L__func_end", "$L__tmp"]
+                    .iter()
+                    .any(|p| l.starts_with(p))
+            })
+            .filter(|l| !l.starts_with("//") && !l.is_empty())
+            .map(String::from)
+            .collect()
+    };
+    assert_eq!(code(&with), code(&without), "line tables changed the code");
+}

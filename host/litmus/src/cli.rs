@@ -89,8 +89,13 @@ pub fn run_options(program: &str, o: &Options) -> ExitCode {
     let mut failed = false;
     let mut files = Vec::new();
     for p in inputs {
+        let before = files.len();
         if let Err(e) = collect(p, &mut files) {
             eprintln!("{program}: {}: {e}", p.display());
+            failed = true;
+        } else if p.is_dir() && files.len() == before {
+            // A directory that holds no test decides nothing: most likely the wrong one.
+            eprintln!("{program}: {}: no *.litmus file in it", p.display());
             failed = true;
         }
     }

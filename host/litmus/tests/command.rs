@@ -35,3 +35,12 @@ fn decides_a_directory_and_names_an_unknown_option() {
         "{err}"
     );
 }
+
+#[test]
+fn a_directory_without_a_litmus_file_is_an_error_naming_it() {
+    // `src/` holds Rust files only.
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/src");
+    let (code, out, err) = run(&[dir]);
+    assert_eq!(code, 2, "{out}");
+    assert!(err.contains("src: no *.litmus file in it"), "{err}");
+}

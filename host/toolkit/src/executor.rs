@@ -426,6 +426,23 @@ pub fn launch_cooperative<K: Fn() + Sync>(
     Launch::new(grid, block).cooperative(true).run(kernel)
 }
 
+/// A loom model builder with the bounds the guide's shapes finish under (`testing`, "Bounds"):
+/// preemption bound 2 (loom's default is none, which does not finish beyond toy sizes) and the
+/// default branch limit; `LOOM_MAX_PREEMPTIONS` and `LOOM_MAX_BRANCHES` in the environment
+/// override them, as in loom.
+///
+/// ```text
+/// scoped_atomics_host::executor::loom_builder().check(|| { /* launch_loom(…) */ });
+/// ```
+#[cfg(loom)]
+pub fn loom_builder() -> loom::model::Builder {
+    let mut builder = loom::model::Builder::new();
+    if std::env::var_os("LOOM_MAX_PREEMPTIONS").is_none() {
+        builder.preemption_bound = Some(2);
+    }
+    builder
+}
+
 /// The same launch under loom (build with `--cfg loom`, call inside `loom::model`): the model's
 /// thread is a host thread, each kernel thread a loom thread at its position (device 0, its
 /// block), so scope misuse is reported by the loom mirror. At most [`MAX_LOOM_THREADS`] threads.

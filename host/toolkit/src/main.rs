@@ -26,16 +26,18 @@
 //! per-kernel instruction lists.
 //!
 //! `ptx --crate PATH [--target T|all] [--out DIR] [--debug] [--no-runtime-unroll]` builds a
-//! user's kernel crate instead, with [`scoped_atomics_host::build::PtxBuilder`] (every target by
-//! default), assembles each PTX with ptxas and lists its kernels; the PTX goes to `DIR` (default
-//! `PATH/target/ptx`). `--no-runtime-unroll` is `PtxBuilder::runtime_unroll(false)`: LLVM does
-//! not unroll loops of run-time trip count, which keeps a loop around a spin (a ticket lock)
-//! from being copied ×4.
+//! user's kernel crate instead (`T`: any architecture of `scoped_atomics_build::ARCHS`,
+//! optionally with a PTX ISA version: `sm_75`, `sm_100`, `sm_70_ptx83`), with
+//! [`scoped_atomics_host::build::PtxBuilder`] (every target by default), assembles each PTX with
+//! ptxas and lists its kernels; the PTX goes to `DIR` (default `PATH/target/ptx`).
+//! `--no-runtime-unroll` is `PtxBuilder::runtime_unroll(false)`: LLVM does not unroll loops of
+//! run-time trip count, which keeps a loop around a spin (a ticket lock) from being copied ×4.
 //!
 //! `new DIR` writes a new kernel project into `DIR`: a copy of the repository's `examples/`
 //! workspace whose path dependencies point at this checkout (`cd DIR && cargo test`).
 
 use scoped_atomics_host::abi::AbiTable;
+use scoped_atomics_host::build::GpuTarget;
 use scoped_atomics_host::conformance::{self, TargetReport};
 use scoped_atomics_host::ptx::{Target, Toolchain};
 use std::process::ExitCode;
@@ -89,7 +91,8 @@ enum Command {
 
 #[derive(Debug, clap::Args)]
 struct PtxArgs {
-    /// The targets: one of the accepted names, or `all`.
+    /// The targets: `all`, one of sm_70, sm_80, sm_90, sm_90_ptx86, or with --crate any
+    /// architecture from sm_70 on, optionally with a PTX ISA version (sm_75, sm_100, sm_70_ptx83).
     #[arg(long = "target", value_name = "TARGET", default_value = "all", value_parser = targets)]
     targets: Targets,
     /// Configurations built at a time.
@@ -113,23 +116,23 @@ struct PtxArgs {
     no_runtime_unroll: bool,
 }
 
-/// The targets of `--target`.
+/// The targets of `--target`: `all` (the conformance check's four), or one architecture of the
+/// builder, optionally with a PTX ISA version (`sm_75`, `sm_70_ptx83`): the conformance check
+/// takes only its four, `--crate` any.
 #[derive(Debug, Clone)]
-struct Targets(Vec<Target>);
+enum Targets {
+    All,
+    One(GpuTarget),
+}
 
-/// `--target`: a target name or `all`; an unknown one names the accepted ones.
+/// `--target`: `all` or a [`GpuTarget`] name; an unknown one names the accepted ones.
 fn targets(t: &str) -> Result<Targets, String> {
     if t == "all" {
-        return Ok(Targets(Target::ALL.to_vec()));
+        return Ok(Targets::All);
     }
-    Target::from_name(t)
-        .map(|t| Targets(vec![t]))
-        .ok_or_else(|| {
-            format!(
-                "unknown target `{t}`: accepted are {}, all",
-                scoped_atomics_host::build::ARCHS.join(", ")
-            )
-        })
+    GpuTarget::parse(t)
+        .map(Targets::One)
+        .map_err(|e| format!("{e} (or `all`; a PTX ISA version is written sm_70_ptx83)"))
 }
 
 fn main() -> ExitCode {
@@ -155,11 +158,17 @@ fn main() -> ExitCode {
 }
 
 fn ptx(args: PtxArgs) -> ExitCode {
-    let targets: Vec<Target> = args.targets.0;
     let jobs = args.jobs as usize;
     let (kernel_crate, out_dir, release, verbose) =
         (args.kernel_crate, args.out_dir, !args.debug, args.verbose);
     if let Some(path) = kernel_crate {
+        let targets: Vec<GpuTarget> = match args.targets {
+            Targets::All => Target::ALL
+                .iter()
+                .filter_map(|t| GpuTarget::parse(t.name()).ok())
+                .collect(),
+            Targets::One(t) => vec![t],
+        };
         let options = CrateOptions {
             out: out_dir.as_deref(),
             release,
@@ -168,6 +177,20 @@ fn ptx(args: PtxArgs) -> ExitCode {
         };
         return ptx_crate(&path, &targets, &options);
     }
+    let targets: Vec<Target> = match args.targets {
+        Targets::All => Target::ALL.to_vec(),
+        Targets::One(t) => match Target::from_name(&t.name()) {
+            Some(t) => vec![t],
+            None => {
+                eprintln!(
+                    "scoped-atomics-host ptx: the conformance check builds {}, or all; `{t}` \
+                     only with --crate PATH",
+                    Target::ALL.map(Target::name).join(", ")
+                );
+                return ExitCode::from(2);
+            }
+        },
+    };
     let tc = match Toolchain::discover() {
         Ok(tc) => tc,
         Err(e) => {
@@ -275,7 +298,7 @@ struct CrateOptions<'a> {
 
 /// `ptx --crate PATH`: builds a user's kernel crate for each target with `PtxBuilder`, assembles
 /// it with ptxas, and lists its kernels.
-fn ptx_crate(path: &str, targets: &[Target], options: &CrateOptions) -> ExitCode {
+fn ptx_crate(path: &str, targets: &[GpuTarget], options: &CrateOptions) -> ExitCode {
     let &CrateOptions {
         out,
         release,
@@ -295,7 +318,7 @@ fn ptx_crate(path: &str, targets: &[Target], options: &CrateOptions) -> ExitCode
     );
     for target in targets {
         let mut builder = PtxBuilder::new(path)
-            .arch(target.name())
+            .gpu_target(target)
             .release(release)
             .runtime_unroll(runtime_unroll)
             .verify_with_ptxas(true);
@@ -303,7 +326,8 @@ fn ptx_crate(path: &str, targets: &[Target], options: &CrateOptions) -> ExitCode
             builder = builder.out_dir(dir);
         }
         let spinner = cli::progress::spinner(format!(
-            "{target}: building {path} to PTX and assembling it with ptxas"
+            "{target}: building {path} to PTX and assembling it with ptxas (the first build of a \
+             target compiles `core` for it: 2-3 minutes on a 2-core machine; then seconds)"
         ));
         let built = builder.build();
         spinner.finish_and_clear();

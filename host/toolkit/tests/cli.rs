@@ -16,14 +16,32 @@ fn stderr(o: &Output) -> String {
 
 #[test]
 fn an_unknown_target_names_the_accepted_ones() {
+    let o = run(&["ptx", "--target", "sm_61"]);
+    assert_eq!(o.status.code(), Some(2));
+    let e = stderr(&o);
+    assert!(
+        e.contains("unknown architecture `sm_61`: accepted are sm_70, sm_72, sm_75, sm_80"),
+        "{e}"
+    );
+    assert!(!e.contains("panicked"), "{e}");
+}
+
+#[test]
+fn a_builder_target_outside_the_conformance_four_needs_a_crate() {
     let o = run(&["ptx", "--target", "sm_75"]);
     assert_eq!(o.status.code(), Some(2));
     let e = stderr(&o);
     assert!(
-        e.contains("unknown target `sm_75`: accepted are sm_70, sm_80, sm_90, sm_90_ptx86, all"),
+        e.contains("the conformance check builds sm_70, sm_80, sm_90, sm_90_ptx86, or all; `sm_75` only with --crate PATH"),
         "{e}"
     );
-    assert!(!e.contains("panicked"), "{e}");
+    let o = run(&["ptx", "--target", "sm_100_ptx83", "--crate", "/nonexistent"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("sm_100 needs PTX ISA 8.6 or newer, not 8.3"),
+        "{}",
+        stderr(&o)
+    );
 }
 
 #[test]

@@ -41,6 +41,9 @@ pub(crate) struct Op {
     /// A plain (non-atomic) access (`scoped_atomics::plain`): morally strong with no operation
     /// of another thread, whatever its scope field says.
     pub plain: bool,
+    /// Where the program called the operation: the public methods and the backend pass their
+    /// caller's location on (`#[track_caller]` under loom), so this is the user's line.
+    pub at: &'static core::panic::Location<'static>,
 }
 
 impl Op {
@@ -323,10 +326,12 @@ impl LocationState {
             Sentinel::Scope => &self.core.sentinels,
             Sentinel::Strict => &self.core.strict,
         };
-        let touched = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match mode {
-            Mode::Read => cells[cell].with(|_| ()),
-            Mode::Write => cells[cell].with_mut(|_| ()),
-        }));
+        let touched = quiet_panics(|| {
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match mode {
+                Mode::Read => cells[cell].with(|_| ()),
+                Mode::Write => cells[cell].with_mut(|_| ()),
+            }))
+        });
         if let Err(payload) = touched {
             let other = {
                 let log = self.log.lock().unwrap();
@@ -351,7 +356,10 @@ impl LocationState {
 
     fn race_message(&self, me: usize, op: &Op, other: Option<(usize, Op)>, loom: String) -> String {
         let (them, their_op) = match other {
-            Some((them, their_op)) => (describe_thread(them), their_op.describe()),
+            Some((them, their_op)) => (
+                format!("{} at {}", describe_thread(them), their_op.at),
+                their_op.describe(),
+            ),
             None => ("another thread".to_string(), "an operation".to_string()),
         };
         let plain = op.plain || other.is_some_and(|(_, o)| o.plain);
@@ -384,7 +392,7 @@ impl LocationState {
             "{what}: {their_op} by {them} and {} by {} are not morally strong ({why}) \
              and no happens-before orders them: a data race on a GPU (PTX ISA 8.7)\n[loom: {loom}]",
             op.describe(),
-            describe_thread(me),
+            format!("{} at {}", describe_thread(me), op.at),
         )
     }
 
@@ -552,6 +560,32 @@ fn strict_message(me: usize, op: &Op, other: Option<(usize, Op)>, loom: String) 
         op.value_type,
         op.scope,
     )
+}
+
+std::thread_local! {
+    /// Whether this thread is inside [`quiet_panics`].
+    static QUIET: core::cell::Cell<bool> = const { core::cell::Cell::new(false) };
+}
+
+/// Runs `f` with the panic hook's message suppressed on this thread: loom's own panic on a
+/// sentinel cell ("Causality violation: Concurrent write accesses to `UnsafeCell`") is caught
+/// and turned into the scope-race report, so printing it first only confuses. The hook is
+/// installed once and hands every other panic to the hook it replaced. (loom runs a model's
+/// threads on one OS thread, so an OS thread-local marks the right one.)
+fn quiet_panics<R>(f: impl FnOnce() -> R) -> R {
+    static INSTALL: std::sync::Once = std::sync::Once::new();
+    INSTALL.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(std::boxed::Box::new(move |info| {
+            if !QUIET.with(|q| q.get()) {
+                previous(info);
+            }
+        }));
+    });
+    let was = QUIET.with(|q| q.replace(true));
+    let result = f();
+    QUIET.with(|q| q.set(was));
+    result
 }
 
 fn payload_text(payload: &std::boxed::Box<dyn core::any::Any + Send>) -> String {

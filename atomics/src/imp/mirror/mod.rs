@@ -183,6 +183,23 @@ impl<U> Mirror for *mut U {
     }
 }
 
+/// A user's [`AtomicValue`](crate::AtomicValue) is logged as its bits, in its `Bits`' location.
+impl<T> Mirror for T
+where
+    T: crate::AtomicValue,
+    T::Bits: Mirror,
+{
+    type Repr = T::Bits;
+    #[inline]
+    fn to_bits(self) -> Bits {
+        crate::value::to_bits(self).to_bits()
+    }
+    #[inline]
+    fn from_bits(bits: Bits) -> Self {
+        crate::value::from_bits(<T::Bits as Mirror>::from_bits(bits))
+    }
+}
+
 impl<R: Mirror> Location<R> {
     pub fn new(value: R) -> Self {
         let state = LocationState::new(
@@ -202,8 +219,10 @@ impl<R: Mirror> Location<R> {
     }
 }
 
+#[track_caller]
 fn op<S: Scope, T>(name: &'static str, order: Ordering) -> Op {
     Op {
+        at: core::panic::Location::caller(),
         value_type: core::any::type_name::<T>(),
         name,
         order,
@@ -231,6 +250,7 @@ impl<T: Mirror> RawAtomic<T> for Location<T::Repr> {
         self.state
             .store(op::<S, T>("store", order), value.to_bits())
     }
+    #[track_caller]
     fn swap<S: Scope>(&self, value: T, order: Ordering) -> T {
         self.update::<S, T>("swap", order, |_| value)
     }
@@ -276,6 +296,7 @@ impl<R> Location<R> {
     }
 
     /// A read-modify-write storing `f(previous)`, with the table's rmw row for `order`.
+    #[track_caller]
     fn update<S: Scope, T: Mirror>(
         &self,
         name: &'static str,
@@ -291,6 +312,7 @@ impl<R> Location<R> {
     }
 
     /// A reduction: the table's reduction row (the front has rejected other orders).
+    #[track_caller]
     fn reduce<S: Scope, T: Mirror>(
         &self,
         name: &'static str,
@@ -309,25 +331,25 @@ impl<R> Location<R> {
 macro_rules! mirror_int {
     ($($t:ty),*) => {$(
         impl RawInt<$t> for Location<$t> {
-            fn fetch_add<S: Scope>(&self, v: $t, o: Ordering) -> $t { self.update::<S, $t>("fetch_add", o, |x| x.wrapping_add(v)) }
-            fn fetch_sub<S: Scope>(&self, v: $t, o: Ordering) -> $t { self.update::<S, $t>("fetch_sub", o, |x| x.wrapping_sub(v)) }
-            fn fetch_and<S: Scope>(&self, v: $t, o: Ordering) -> $t { self.update::<S, $t>("fetch_and", o, |x| x & v) }
-            fn fetch_nand<S: Scope>(&self, v: $t, o: Ordering) -> $t { self.update::<S, $t>("fetch_nand", o, |x| !(x & v)) }
-            fn fetch_or<S: Scope>(&self, v: $t, o: Ordering) -> $t { self.update::<S, $t>("fetch_or", o, |x| x | v) }
-            fn fetch_xor<S: Scope>(&self, v: $t, o: Ordering) -> $t { self.update::<S, $t>("fetch_xor", o, |x| x ^ v) }
-            fn fetch_min<S: Scope>(&self, v: $t, o: Ordering) -> $t { self.update::<S, $t>("fetch_min", o, |x| x.min(v)) }
-            fn fetch_max<S: Scope>(&self, v: $t, o: Ordering) -> $t { self.update::<S, $t>("fetch_max", o, |x| x.max(v)) }
+            #[track_caller] fn fetch_add<S: Scope>(&self, v: $t, o: Ordering) -> $t { self.update::<S, $t>("fetch_add", o, |x| x.wrapping_add(v)) }
+            #[track_caller] fn fetch_sub<S: Scope>(&self, v: $t, o: Ordering) -> $t { self.update::<S, $t>("fetch_sub", o, |x| x.wrapping_sub(v)) }
+            #[track_caller] fn fetch_and<S: Scope>(&self, v: $t, o: Ordering) -> $t { self.update::<S, $t>("fetch_and", o, |x| x & v) }
+            #[track_caller] fn fetch_nand<S: Scope>(&self, v: $t, o: Ordering) -> $t { self.update::<S, $t>("fetch_nand", o, |x| !(x & v)) }
+            #[track_caller] fn fetch_or<S: Scope>(&self, v: $t, o: Ordering) -> $t { self.update::<S, $t>("fetch_or", o, |x| x | v) }
+            #[track_caller] fn fetch_xor<S: Scope>(&self, v: $t, o: Ordering) -> $t { self.update::<S, $t>("fetch_xor", o, |x| x ^ v) }
+            #[track_caller] fn fetch_min<S: Scope>(&self, v: $t, o: Ordering) -> $t { self.update::<S, $t>("fetch_min", o, |x| x.min(v)) }
+            #[track_caller] fn fetch_max<S: Scope>(&self, v: $t, o: Ordering) -> $t { self.update::<S, $t>("fetch_max", o, |x| x.max(v)) }
         }
         impl RawReduce<$t> for Location<$t> {
-            fn reduce_add<S: Scope>(&self, v: $t, o: Ordering) { self.reduce::<S, $t>("add", o, |x| x.wrapping_add(v)) }
-            fn reduce_sub<S: Scope>(&self, v: $t, o: Ordering) { self.reduce::<S, $t>("sub", o, |x| x.wrapping_sub(v)) }
+            #[track_caller] fn reduce_add<S: Scope>(&self, v: $t, o: Ordering) { self.reduce::<S, $t>("add", o, |x| x.wrapping_add(v)) }
+            #[track_caller] fn reduce_sub<S: Scope>(&self, v: $t, o: Ordering) { self.reduce::<S, $t>("sub", o, |x| x.wrapping_sub(v)) }
         }
         impl RawIntReduce<$t> for Location<$t> {
-            fn reduce_and<S: Scope>(&self, v: $t, o: Ordering) { self.reduce::<S, $t>("and", o, |x| x & v) }
-            fn reduce_or<S: Scope>(&self, v: $t, o: Ordering) { self.reduce::<S, $t>("or", o, |x| x | v) }
-            fn reduce_xor<S: Scope>(&self, v: $t, o: Ordering) { self.reduce::<S, $t>("xor", o, |x| x ^ v) }
-            fn reduce_min<S: Scope>(&self, v: $t, o: Ordering) { self.reduce::<S, $t>("min", o, |x| x.min(v)) }
-            fn reduce_max<S: Scope>(&self, v: $t, o: Ordering) { self.reduce::<S, $t>("max", o, |x| x.max(v)) }
+            #[track_caller] fn reduce_and<S: Scope>(&self, v: $t, o: Ordering) { self.reduce::<S, $t>("and", o, |x| x & v) }
+            #[track_caller] fn reduce_or<S: Scope>(&self, v: $t, o: Ordering) { self.reduce::<S, $t>("or", o, |x| x | v) }
+            #[track_caller] fn reduce_xor<S: Scope>(&self, v: $t, o: Ordering) { self.reduce::<S, $t>("xor", o, |x| x ^ v) }
+            #[track_caller] fn reduce_min<S: Scope>(&self, v: $t, o: Ordering) { self.reduce::<S, $t>("min", o, |x| x.min(v)) }
+            #[track_caller] fn reduce_max<S: Scope>(&self, v: $t, o: Ordering) { self.reduce::<S, $t>("max", o, |x| x.max(v)) }
         }
     )*};
 }
@@ -339,14 +361,14 @@ mirror_int!(
 macro_rules! mirror_float {
     ($($t:ty => $repr:ty),*) => {$(
         impl RawFloat<$t> for Location<$repr> {
-            fn fetch_add<S: Scope>(&self, v: $t, o: Ordering) -> $t { self.update::<S, $t>("fetch_add", o, |x| x + v) }
-            fn fetch_sub<S: Scope>(&self, v: $t, o: Ordering) -> $t { self.update::<S, $t>("fetch_sub", o, |x| x - v) }
-            fn fetch_min<S: Scope>(&self, v: $t, o: Ordering) -> $t { self.update::<S, $t>("fetch_min", o, |x| x.min(v)) }
-            fn fetch_max<S: Scope>(&self, v: $t, o: Ordering) -> $t { self.update::<S, $t>("fetch_max", o, |x| x.max(v)) }
+            #[track_caller] fn fetch_add<S: Scope>(&self, v: $t, o: Ordering) -> $t { self.update::<S, $t>("fetch_add", o, |x| x + v) }
+            #[track_caller] fn fetch_sub<S: Scope>(&self, v: $t, o: Ordering) -> $t { self.update::<S, $t>("fetch_sub", o, |x| x - v) }
+            #[track_caller] fn fetch_min<S: Scope>(&self, v: $t, o: Ordering) -> $t { self.update::<S, $t>("fetch_min", o, |x| x.min(v)) }
+            #[track_caller] fn fetch_max<S: Scope>(&self, v: $t, o: Ordering) -> $t { self.update::<S, $t>("fetch_max", o, |x| x.max(v)) }
         }
         impl RawReduce<$t> for Location<$repr> {
-            fn reduce_add<S: Scope>(&self, v: $t, o: Ordering) { self.reduce::<S, $t>("add", o, |x| x + v) }
-            fn reduce_sub<S: Scope>(&self, v: $t, o: Ordering) { self.reduce::<S, $t>("sub", o, |x| x - v) }
+            #[track_caller] fn reduce_add<S: Scope>(&self, v: $t, o: Ordering) { self.reduce::<S, $t>("add", o, |x| x + v) }
+            #[track_caller] fn reduce_sub<S: Scope>(&self, v: $t, o: Ordering) { self.reduce::<S, $t>("sub", o, |x| x - v) }
         }
     )*};
 }
@@ -354,33 +376,42 @@ macro_rules! mirror_float {
 mirror_float!(f32 => u32, f64 => u64, half::f16 => u16, half::bf16 => u16);
 
 impl RawBool for Location<bool> {
+    #[track_caller]
     fn fetch_and<S: Scope>(&self, v: bool, o: Ordering) -> bool {
         self.update::<S, bool>("fetch_and", o, |x| x & v)
     }
+    #[track_caller]
     fn fetch_nand<S: Scope>(&self, v: bool, o: Ordering) -> bool {
         self.update::<S, bool>("fetch_nand", o, |x| !(x & v))
     }
+    #[track_caller]
     fn fetch_or<S: Scope>(&self, v: bool, o: Ordering) -> bool {
         self.update::<S, bool>("fetch_or", o, |x| x | v)
     }
+    #[track_caller]
     fn fetch_xor<S: Scope>(&self, v: bool, o: Ordering) -> bool {
         self.update::<S, bool>("fetch_xor", o, |x| x ^ v)
     }
 }
 
 impl<U> RawPtr<U> for Location<*mut U> {
+    #[track_caller]
     fn fetch_byte_add<S: Scope>(&self, bytes: usize, o: Ordering) -> *mut U {
         self.update::<S, *mut U>("fetch_byte_add", o, |p| p.wrapping_byte_add(bytes))
     }
+    #[track_caller]
     fn fetch_byte_sub<S: Scope>(&self, bytes: usize, o: Ordering) -> *mut U {
         self.update::<S, *mut U>("fetch_byte_sub", o, |p| p.wrapping_byte_sub(bytes))
     }
+    #[track_caller]
     fn fetch_addr_and<S: Scope>(&self, value: usize, o: Ordering) -> *mut U {
         self.update::<S, *mut U>("fetch_and", o, |p| p.map_addr(|a| a & value))
     }
+    #[track_caller]
     fn fetch_addr_or<S: Scope>(&self, value: usize, o: Ordering) -> *mut U {
         self.update::<S, *mut U>("fetch_or", o, |p| p.map_addr(|a| a | value))
     }
+    #[track_caller]
     fn fetch_addr_xor<S: Scope>(&self, value: usize, o: Ordering) -> *mut U {
         self.update::<S, *mut U>("fetch_xor", o, |p| p.map_addr(|a| a ^ value))
     }
@@ -508,7 +539,9 @@ pub(crate) unsafe fn plain_access(
     };
     // SAFETY: the caller's contract; a read changes nothing, a write only `size` bytes.
     let state = unsafe { view_state(ptr, size, type_name, initial) };
+    let at = core::panic::Location::caller();
     let op = |name| Op {
+        at,
         value_type: type_name,
         name,
         order: Ordering::Relaxed,

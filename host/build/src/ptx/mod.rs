@@ -42,9 +42,9 @@ mod toolchain;
 
 pub use compile::{cargo_rustc, forget_fingerprint, run, show};
 pub use normalise::{Normaliser, normalise};
-pub use ptxas::{PtxasReport, assemble, extern_declarations, parse_ptxas_log};
+pub use ptxas::{PtxasReport, assemble, assemble_with, extern_declarations, parse_ptxas_log};
 pub use read::{
     Instr, Item, Kernel, instructions, memory_model_sequence, parse_kernels, ptx_header,
 };
-pub use target::Target;
+pub use target::{SELF_CONTAINED_FLAGS, Target};
 pub use toolchain::{Toolchain, clean_env, parse_paths_env};

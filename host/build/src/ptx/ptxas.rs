@@ -48,6 +48,11 @@ pub fn extern_declarations(ptx: &str) -> Vec<String> {
 /// arguments, and the cubin is still there, the stored log is used (ptxas takes 15–90 s per
 /// config). `PTXAS_NO_CACHE=1` always runs ptxas. Failures are never cached.
 pub fn assemble(tc: &Toolchain, ptx: &Path, target: Target) -> Result<PtxasReport> {
+    assemble_with(tc.ptxas(target), ptx, target.arch())
+}
+
+/// [`assemble`] with a given `ptxas` for `-arch=<arch>` (any architecture that ptxas knows).
+pub fn assemble_with(ptxas: &Path, ptx: &Path, arch: &str) -> Result<PtxasReport> {
     let text = fs::read_to_string(ptx)
         .map_err(|e| Error::Failed(format!("reading {}: {e}", ptx.display())))?;
     let cubin = ptx.with_extension("cubin");
@@ -84,11 +89,10 @@ pub fn assemble(tc: &Toolchain, ptx: &Path, target: Target) -> Result<PtxasRepor
         }
         return Err(Error::Failed(msg));
     }
-    let ptxas = tc.ptxas(target);
     let mut cmd = Command::new(ptxas);
     // `-split-compile=0`: optimise functions on all CPUs; same registers, about half the time.
     cmd.args(["-v", "-split-compile=0"])
-        .arg(format!("-arch={}", target.arch()))
+        .arg(format!("-arch={arch}"))
         .arg(ptx)
         .arg("-o")
         .arg(&cubin);
@@ -125,7 +129,7 @@ pub fn assemble(tc: &Toolchain, ptx: &Path, target: Target) -> Result<PtxasRepor
     if !output.status.success() || !errors.is_empty() || !cubin.is_file() {
         forget();
         return Err(Error::Failed(format!(
-            "ptxas failed on the {target} PTX ({}):\n$ {}\n{}",
+            "ptxas failed on the {arch} PTX ({}):\n$ {}\n{}",
             output.status,
             show(&cmd),
             if errors.is_empty() {

@@ -2,6 +2,14 @@
 
 use std::fmt;
 
+/// The flags that make one crate's PTX self-contained (see [`Target::rustflags`]), for every
+/// device build: the conformance builds and `PtxBuilder`'s.
+pub const SELF_CONTAINED_FLAGS: [&str; 3] = [
+    "-Zunstable-options",
+    "-Cpanic=immediate-abort",
+    "-Zcross-crate-inline-threshold=always",
+];
+
 /// The four build configurations of the probe kernels.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Target {
@@ -49,10 +57,7 @@ impl Target {
     /// panic machinery, and every function of every crate may be inlined across crates
     /// (`-Zcross-crate-inline-threshold=always`). Otherwise ptxas finds them unresolved.
     pub fn rustflags(self) -> String {
-        format!(
-            "{} -Zunstable-options -Cpanic=immediate-abort -Zcross-crate-inline-threshold=always",
-            self.target_flags()
-        )
+        format!("{} {}", self.target_flags(), SELF_CONTAINED_FLAGS.join(" "))
     }
 
     /// `ptxas -arch=`, which is also the PTX `.target`.
