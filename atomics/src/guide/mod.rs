@@ -3,12 +3,23 @@
 //!
 //! 1. [`choosing_a_scope`]: which `S` to write in `Atomic<T, S>`.
 //! 2. [`writing_a_kernel`]: a `no_std` kernel crate.
-//! 3. [`building`]: PTX with `scoped_atomics_host::build::PtxBuilder`.
+//! 3. [`building`]: PTX with `scoped_atomics_build::PtxBuilder`.
 //! 4. [`testing`]: on host threads, under loom, in the simulator.
 //! 5. [`launching`]: on a GPU through `cudarc`.
 //! 6. [`shared_data`]: data structures shared by host and device.
 //! 7. [`ptx_mapping`]: the PTX of every operation (generated from the code's table).
 //! 8. [`limits`]: what each checker does not check.
+//!
+//! The host side is four crates, one per audience (folders under `host/` of the repository):
+//!
+//! | crate | for | what |
+//! | --- | --- | --- |
+//! | `scoped-atomics-build` (`host/build/`) | a host crate's `build.rs` | `PtxBuilder`: the kernel crate to PTX, checked by ptxas |
+//! | `scoped-atomics-host` (`host/toolkit/`) | the host crate and its tests | `executor` (host threads, loom), `gpu` (cudarc), the `cargo host` command; re-exports the three others as `build`, `sim`, `litmus` |
+//! | `ptx-sim` (`host/sim/`) | anyone with PTX (rustc's, nvcc's) | the simulator and its race / divergence / hang / fault detector; binary `ptx-sim` |
+//! | `ptx-litmus` (`host/litmus/`) | anyone reasoning about PTX synchronisation | the PTX memory model as a litmus checker; binary `ptx-litmus` |
+//!
+//! (`host/checks/` holds the repository's own conformance checks and snapshots; no user needs it.)
 
 #[doc = include_str!("choosing-a-scope.md")]
 pub mod choosing_a_scope {}

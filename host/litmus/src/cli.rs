@@ -8,23 +8,14 @@ use super::parse::parse;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-/// The `ptx-litmus` command line (`cargo host litmus` embeds these arguments as its `litmus`
-/// subcommand).
+/// The arguments of `ptx-litmus` (`cargo host litmus` embeds these as its `litmus` subcommand).
 ///
 /// ```
-/// use clap::Parser;
-/// let o = ptx_litmus::cli::Options::try_parse_from(["ptx-litmus", "a.litmus", "dir", "--races"]).unwrap();
+/// let args: Vec<String> = ["a.litmus", "dir", "--races"].map(String::from).to_vec();
+/// let o = ptx_litmus::cli::parse_options(&args).unwrap();
 /// assert_eq!((o.inputs.len(), o.races, o.json), (2, true, false));
 /// ```
-#[derive(Debug, Clone, PartialEq, clap::Parser)]
-#[command(
-    name = "ptx-litmus",
-    version,
-    about = "Decides PTX litmus tests (herd format) by the axioms of the PTX memory model: prints \
-             `NAME Ok` or `NAME No` per test, with the numbers of candidate and consistent executions",
-    long_about = None,
-    after_help = "Exit status: 0 every file decided, 2 a file could not be parsed or is unsupported, or bad usage."
-)]
+#[derive(Debug, Clone, PartialEq, clap::Args)]
 pub struct Options {
     /// Litmus files, or directories searched for `*.litmus` files.
     #[arg(value_name = "FILE_OR_DIR", required = true)]
@@ -35,6 +26,34 @@ pub struct Options {
     /// A JSON array of records on standard output instead of text.
     #[arg(long)]
     pub json: bool,
+}
+
+/// The `ptx-litmus` command line.
+#[derive(Debug, clap::Parser)]
+#[command(
+    name = "ptx-litmus",
+    version,
+    about = "Decides PTX litmus tests (herd format) by the axioms of the PTX memory model: prints \
+             `NAME Ok` or `NAME No` per test, with the numbers of candidate and consistent executions",
+    after_help = "Exit status: 0 every file decided, 2 a file could not be parsed or is unsupported, or bad usage."
+)]
+struct Command {
+    #[command(flatten)]
+    options: Options,
+}
+
+/// Parses the arguments after the program name; the error is clap's message (or the help text).
+pub fn parse_options(args: &[String]) -> Result<Options, String> {
+    parse_command_line("ptx-litmus", args).map_err(|e| e.to_string())
+}
+
+fn parse_command_line(program: &str, args: &[String]) -> Result<Options, clap::Error> {
+    use clap::{CommandFactory, FromArgMatches};
+    let matches = Command::command()
+        .name(program.to_string())
+        .bin_name(program.to_string())
+        .try_get_matches_from(std::iter::once(program.to_string()).chain(args.iter().cloned()))?;
+    Command::from_arg_matches(&matches).map(|c| c.options)
 }
 
 /// Runs the `ptx-litmus` command on its arguments (those after the program name).
@@ -51,12 +70,7 @@ pub fn run(args: &[String]) -> ExitCode {
 /// [`run`] with the program name its messages use (`scoped-atomics-host litmus` for the
 /// toolkit's subcommand).
 pub fn run_as(program: &str, args: &[String]) -> ExitCode {
-    use clap::{CommandFactory, FromArgMatches};
-    let matches = Options::command()
-        .name(program.to_string())
-        .bin_name(program.to_string())
-        .try_get_matches_from(std::iter::once(program.to_string()).chain(args.iter().cloned()));
-    match matches.and_then(|m| Options::from_arg_matches(&m)) {
+    match parse_command_line(program, args) {
         Ok(o) => run_options(program, &o),
         Err(e) => {
             let _ = e.print();

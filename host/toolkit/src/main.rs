@@ -39,74 +39,121 @@ use std::process::ExitCode;
 
 mod cli;
 
-const USAGE: &str = "usage: scoped-atomics-host demo [--verbose] | scoped-atomics-host ptx [--target sm_70|sm_80|sm_90|sm_90_ptx86|all] [--jobs N] [--verbose] [--crate PATH [--out DIR] [--debug]] | scoped-atomics-host sim FILE.ptx --kernel NAME --grid X[,Y,Z] --block X[,Y,Z] [--arg …]… [--seed N] [--schedules K] [--json] | scoped-atomics-host litmus FILE_OR_DIR... [--races] [--json] | scoped-atomics-host new DIR";
+/// `scoped-atomics-host` (`cargo host` in the workspace): the host toolkit's command.
+#[derive(Debug, clap::Parser)]
+#[command(
+    name = "scoped-atomics-host",
+    version,
+    about = "The host toolkit of scoped-atomics: the demo (main job), the PTX conformance check, \
+             building a kernel crate, the PTX simulator, the memory-model checker, new projects",
+    long_about = None
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, clap::Subcommand)]
+enum Command {
+    /// The main job: tools, PTX for every target checked against the ABI table and assembled, the
+    /// example kernels on host threads, in the simulator and under loom, and on a GPU if there is
+    /// one. Exit status 1 if any step fails.
+    Demo {
+        /// The per-operation and CAS-loop tables and the per-kernel instruction lists.
+        #[arg(long)]
+        verbose: bool,
+    },
+    /// Builds the probe kernels, checks every probe against the PTX Atomics ABI table and
+    /// assembles them with ptxas (or, with --crate, builds a kernel crate with PtxBuilder). Exit
+    /// status 1 if anything deviates or fails, 2 on bad usage or missing tools.
+    Ptx(PtxArgs),
+    /// Runs a kernel of a PTX module in the simulator (the `ptx-sim` command).
+    #[command(after_help = "Exit status: 0 no finding, 1 a finding (printed first), 2 bad input.")]
+    Sim(scoped_atomics_host::sim::cli::Options),
+    /// Decides PTX litmus tests by the axioms of the PTX memory model (the `ptx-litmus` command).
+    #[command(
+        after_help = "Exit status: 0 every file decided, 2 a file could not be parsed or is unsupported, or bad usage."
+    )]
+    Litmus(scoped_atomics_host::litmus::cli::Options),
+    /// Writes a new kernel project into DIR: a copy of the repository's examples/ workspace whose
+    /// path dependencies point at this checkout (then `cd DIR && cargo test`).
+    New {
+        /// The directory (must not exist or be empty).
+        #[arg(value_name = "DIR")]
+        dir: String,
+    },
+}
+
+#[derive(Debug, clap::Args)]
+struct PtxArgs {
+    /// The targets: one of the accepted names, or `all`.
+    #[arg(long = "target", value_name = "TARGET", default_value = "all", value_parser = targets)]
+    targets: Targets,
+    /// Configurations built at a time.
+    #[arg(long, value_name = "N", default_value_t = 2, value_parser = clap::value_parser!(u64).range(1..))]
+    jobs: u64,
+    /// The per-operation and CAS-loop tables (the per-kernel memory-model instructions with --crate).
+    #[arg(long)]
+    verbose: bool,
+    /// Build this kernel crate with PtxBuilder instead of the probe kernels.
+    #[arg(long = "crate", value_name = "PATH")]
+    kernel_crate: Option<String>,
+    /// Where the PTX of --crate goes (default PATH/target/ptx).
+    #[arg(long = "out", value_name = "DIR", requires = "kernel_crate")]
+    out_dir: Option<String>,
+    /// Build --crate in the dev profile.
+    #[arg(long, requires = "kernel_crate")]
+    debug: bool,
+}
+
+/// The targets of `--target`.
+#[derive(Debug, Clone)]
+struct Targets(Vec<Target>);
+
+/// `--target`: a target name or `all`; an unknown one names the accepted ones.
+fn targets(t: &str) -> Result<Targets, String> {
+    if t == "all" {
+        return Ok(Targets(Target::ALL.to_vec()));
+    }
+    Target::from_name(t)
+        .map(|t| Targets(vec![t]))
+        .ok_or_else(|| {
+            format!(
+                "unknown target `{t}`: accepted are {}, all",
+                scoped_atomics_host::build::ARCHS.join(", ")
+            )
+        })
+}
 
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    match args.first().map(String::as_str) {
-        Some("ptx") => ptx(&args[1..]),
-        Some("demo") if args.len() == 1 => demo::run(false),
-        Some("demo") if args.len() == 2 && args[1] == "--verbose" => demo::run(true),
-        Some("new") if args.len() == 2 => new(&args[1]),
-        Some("litmus") => {
-            scoped_atomics_host::litmus::cli::run_as("scoped-atomics-host litmus", &args[1..])
+    use clap::Parser;
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return ExitCode::from(e.exit_code() as u8);
         }
-        Some("sim") => {
-            scoped_atomics_host::sim::cli::main_as("scoped-atomics-host sim", &args[1..])
+    };
+    match cli.command {
+        Command::Ptx(args) => ptx(args),
+        Command::Demo { verbose } => demo::run(verbose),
+        Command::New { dir } => new(&dir),
+        Command::Litmus(o) => {
+            scoped_atomics_host::litmus::cli::run_options("scoped-atomics-host litmus", &o)
         }
-        _ => {
-            eprintln!("{USAGE}");
-            ExitCode::from(2)
+        Command::Sim(o) => {
+            scoped_atomics_host::sim::cli::run_options("scoped-atomics-host sim", &o)
         }
     }
 }
 
-fn ptx(args: &[String]) -> ExitCode {
-    let mut targets = Target::ALL.to_vec();
-    let mut jobs = 2;
-    let mut kernel_crate: Option<String> = None;
-    let mut out_dir: Option<String> = None;
-    let mut release = true;
-    let mut verbose = false;
-    let mut it = args.iter();
-    while let Some(a) = it.next() {
-        if a == "--debug" {
-            release = false;
-            continue;
-        }
-        if a == "--verbose" {
-            verbose = true;
-            continue;
-        }
-        match (a.as_str(), it.next().map(String::as_str)) {
-            ("--target", Some("all")) => targets = Target::ALL.to_vec(),
-            ("--target", Some(t)) if Target::from_name(t).is_some() => {
-                targets = vec![Target::from_name(t).unwrap()]
-            }
-            ("--target", Some(t)) => {
-                eprintln!(
-                    "scoped-atomics-host ptx: unknown target `{t}`: accepted are {}, all",
-                    scoped_atomics_host::build::ARCHS.join(", ")
-                );
-                return ExitCode::from(2);
-            }
-            ("--jobs", Some(n)) if n.parse::<usize>().is_ok_and(|n| n > 0) => {
-                jobs = n.parse().unwrap()
-            }
-            ("--crate", Some(path)) => kernel_crate = Some(path.to_string()),
-            ("--out", Some(dir)) => out_dir = Some(dir.to_string()),
-            _ => {
-                eprintln!("{USAGE}");
-                return ExitCode::from(2);
-            }
-        }
-    }
+fn ptx(args: PtxArgs) -> ExitCode {
+    let targets: Vec<Target> = args.targets.0;
+    let jobs = args.jobs as usize;
+    let (kernel_crate, out_dir, release, verbose) =
+        (args.kernel_crate, args.out_dir, !args.debug, args.verbose);
     if let Some(path) = kernel_crate {
         return ptx_crate(&path, &targets, out_dir.as_deref(), release, verbose);
-    }
-    if out_dir.is_some() || !release {
-        eprintln!("scoped-atomics-host ptx: --out and --debug go with --crate PATH\n{USAGE}");
-        return ExitCode::from(2);
     }
     let tc = match Toolchain::discover() {
         Ok(tc) => tc,

@@ -45,17 +45,45 @@ fn a_path_that_is_not_a_crate_is_an_error_naming_it() {
 }
 
 #[test]
-fn bad_usage_prints_the_usage() {
-    for args in [
-        &["demo", "--bogus"][..],
-        &["ptx", "--out"][..],
-        &["frobnicate"][..],
+fn bad_usage_is_an_error_naming_the_word_and_pointing_at_help() {
+    for (args, word) in [
+        (&["demo", "--bogus"][..], "'--bogus'"),
+        (&["ptx", "--out"][..], "'--out <DIR>'"),
+        (&["ptx", "--out", "x"][..], "--crate <PATH>"),
+        (&["frobnicate"][..], "unrecognized subcommand 'frobnicate'"),
+        (&["new"][..], "<DIR>"),
+        (&["litmus"][..], "<FILE_OR_DIR>"),
     ] {
         let o = run(args);
         assert_eq!(o.status.code(), Some(2), "{args:?}");
+        let e = stderr(&o);
         assert!(
-            stderr(&o).starts_with("usage: scoped-atomics-host"),
-            "{args:?}"
+            e.starts_with("error: ") && e.contains(word),
+            "{args:?}: {e}"
+        );
+        assert!(
+            e.contains("--help") && !e.contains("panicked"),
+            "{args:?}: {e}"
+        );
+    }
+}
+
+#[test]
+fn help_exits_0_on_the_command_and_every_subcommand() {
+    for args in [
+        &["--help"][..],
+        &["demo", "--help"][..],
+        &["ptx", "--help"][..],
+        &["sim", "--help"][..],
+        &["litmus", "--help"][..],
+        &["new", "--help"][..],
+    ] {
+        let o = run(args);
+        assert_eq!(o.status.code(), Some(0), "{args:?}");
+        let out = String::from_utf8_lossy(&o.stdout);
+        assert!(
+            out.contains("Usage: scoped-atomics-host"),
+            "{args:?}: {out}"
         );
     }
 }
