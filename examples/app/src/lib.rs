@@ -5,11 +5,15 @@
 
 use kernels::BINS;
 use scoped_atomics::kernel::Dim3;
-use scoped_atomics_host::executor::{LaunchError, launch};
+use scoped_atomics_host::executor::{Launch, LaunchError, launch};
 use scoped_atomics_host::sim;
 
 /// The kernels' PTX for sm_70 (any later GPU runs it too).
 pub const PTX: &str = include_str!(env!("KERNELS_PTX"));
+
+/// The kernels' PTX for sm_90, with the cluster kernels (`cluster_histogram` and its
+/// `Block`-scope bug).
+pub const PTX_SM90: &str = include_str!(env!("KERNELS_PTX_SM90"));
 
 /// A kernel argument: a raw pointer, shared by the threads of a launch as on a GPU (the kernels
 /// synchronise every access through it).
@@ -59,6 +63,30 @@ pub fn histogram_on_host(input: &[u32], grid: u32, block: u32) -> Result<[u32; B
         // SAFETY: `len` inputs and BINS bins, live for the launch.
         unsafe { kernels::histogram(data.0, len, out.0) }
     })?;
+    Ok(bins)
+}
+
+/// The cluster histogram (`Cluster`-scope counters in distributed shared memory) on host
+/// threads, in clusters of `cluster` blocks.
+pub fn cluster_histogram_on_host(
+    input: &[u32],
+    grid: u32,
+    cluster: u32,
+    block: u32,
+) -> Result<[u32; BINS], LaunchError> {
+    let mut bins = [0u32; BINS];
+    let (data, out, len) = (
+        Arg(input.as_ptr().cast_mut()),
+        Arg(bins.as_mut_ptr()),
+        input.len(),
+    );
+    Launch::new(Dim3::x(grid), Dim3::x(block))
+        .cluster(Dim3::x(cluster))
+        .run(move || {
+            let (data, out) = (data, out);
+            // SAFETY: `len` inputs and BINS bins, live for the launch.
+            unsafe { kernels::cluster_histogram::<scoped_atomics::Cluster>(data.0, len, out.0) }
+        })?;
     Ok(bins)
 }
 
