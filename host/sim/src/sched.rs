@@ -232,6 +232,9 @@ pub struct Scheduler<'w, 'p> {
     /// Threads waiting at `bar.warp.sync`, per (CTA, warp, member mask), with the instruction
     /// each arrived at.
     warp_waits: std::collections::HashMap<(u32, u32, u32), Vec<(u32, u32)>>,
+    /// The cluster barrier of each cluster, and each thread's pending arrival.
+    cluster_bars: Vec<super::cluster::Barrier>,
+    cluster_arrivals: super::cluster::Arrivals,
     seen_races: std::collections::HashSet<(u32, u32)>,
 }
 
@@ -251,6 +254,8 @@ impl<'w, 'p> Scheduler<'w, 'p> {
         let ctas = world.grid.iter().product::<u32>() as usize;
         let cta_threads = world.block.iter().product::<u32>();
         let live = (0..(threads.len() + hosts.len()) as u32).collect();
+        let clusters = ctas / world.mem.shape.size().max(1) as usize;
+        let device_threads = threads.len();
         Scheduler {
             world,
             threads,
@@ -265,6 +270,8 @@ impl<'w, 'p> Scheduler<'w, 'p> {
             exited: vec![0; ctas],
             parked: Vec::new(),
             warp_waits: Default::default(),
+            cluster_bars: vec![Default::default(); clusters],
+            cluster_arrivals: vec![None; device_threads],
             seen_races: Default::default(),
         }
     }
@@ -460,6 +467,81 @@ impl<'w, 'p> Scheduler<'w, 'p> {
         self.release(&ids);
     }
 
+    /// The linear cluster of thread `t`.
+    fn cluster_index(&self, t: u32) -> usize {
+        self.world
+            .mem
+            .shape
+            .cluster_of(self.threads[t as usize].ctaid) as usize
+    }
+
+    /// `barrier.cluster.arrive` by thread `t` at `at`: counts the arrival (with a release of
+    /// the thread's accesses so far unless `.relaxed`); the last arrival of the cluster's threads
+    /// completes the phase and releases the threads waiting for it.
+    fn cluster_arrive(&mut self, t: u32, relaxed: bool, at: u32) {
+        let c = self.cluster_index(t);
+        if self.cluster_arrivals[t as usize].is_some() {
+            let text = format!(
+                "{} at {}: barrier.cluster.arrive again before barrier.cluster.wait (undefined in PTX: each thread arrives, then waits, once per phase)",
+                self.name(t),
+                self.inst(at)
+            );
+            self.stop(FindingKind::Fault, text);
+            return;
+        }
+        let bar = &mut self.cluster_bars[c];
+        self.cluster_arrivals[t as usize] = Some(bar.phase);
+        if !relaxed && let Some(race) = &mut self.world.race {
+            race.release_into(t, &mut bar.clock);
+        }
+        bar.arrived += 1;
+        self.world.progress = true;
+        if bar.arrived < self.cta_threads * self.world.mem.shape.size() {
+            return;
+        }
+        bar.phase += 1;
+        bar.arrived = 0;
+        bar.done = std::mem::take(&mut bar.clock);
+        let (waiting, done) = (std::mem::take(&mut bar.waiting), bar.done.clone());
+        for (w, _) in waiting {
+            if let Some(race) = &mut self.world.race {
+                race.absorb(w, &done);
+            }
+            self.cluster_arrivals[w as usize] = None;
+            self.threads[w as usize].state = State::Ready;
+            self.live.push(w);
+        }
+        if self.mode == Mode::WarpLockstep {
+            self.live.sort_unstable();
+        }
+    }
+
+    /// `barrier.cluster.wait` by thread `t` at `at`: returns at once (acquiring the phase) when
+    /// the phase of its arrival has completed, else waits for it.
+    fn cluster_wait(&mut self, t: u32, at: u32) {
+        let c = self.cluster_index(t);
+        let Some(phase) = self.cluster_arrivals[t as usize] else {
+            let text = format!(
+                "{} at {}: barrier.cluster.wait without a barrier.cluster.arrive before it (undefined in PTX)",
+                self.name(t),
+                self.inst(at)
+            );
+            self.stop(FindingKind::Fault, text);
+            return;
+        };
+        let bar = &mut self.cluster_bars[c];
+        if bar.phase > phase {
+            if let Some(race) = &mut self.world.race {
+                race.absorb(t, &bar.done);
+            }
+            self.cluster_arrivals[t as usize] = None;
+            return;
+        }
+        bar.waiting.push((t, at));
+        self.threads[t as usize].state = State::AtBarrier(u32::MAX - 1);
+        self.live.retain(|&x| x != t);
+    }
+
     /// After thread `t` of `cta` exited: a barrier its CTA waits at can no longer complete.
     fn check_unreachable(&mut self, cta: usize, exited: u32) {
         for id in 0..self.bars[cta].waiting.len() {
@@ -551,6 +633,8 @@ impl<'w, 'p> Scheduler<'w, 'p> {
                         }
                     }
                     Event::WarpSync(mask) => self.warp_sync(t, mask, at),
+                    Event::ClusterArrive(relaxed) => self.cluster_arrive(t, relaxed, at),
+                    Event::ClusterWait => self.cluster_wait(t, at),
                     Event::Exited => {
                         self.threads[t as usize].state = State::Done;
                         self.exited[cta] += 1;
@@ -616,6 +700,23 @@ impl<'w, 'p> Scheduler<'w, 'p> {
             .flat_map(|b| b.waiting.iter().flatten().map(|&(t, at, _)| (t, at)))
             .chain(self.warp_waits.values().flatten().copied())
             .collect();
+        let cluster_stuck: Vec<(u32, u32)> = self
+            .cluster_bars
+            .iter()
+            .flat_map(|b| b.waiting.iter().copied())
+            .collect();
+        if let Some(&(t, at)) = cluster_stuck.first() {
+            let arrived = self.cluster_bars[self.cluster_index(t)].arrived;
+            let text = format!(
+                "{} threads wait at barrier.cluster, e.g. {} at {}, which only {arrived} of the cluster's {} threads reached in this phase: every thread of every CTA of the cluster must arrive (one exited or waits elsewhere)",
+                cluster_stuck.len(),
+                self.name(t),
+                self.inst(at),
+                self.cta_threads * self.world.mem.shape.size()
+            );
+            self.stop(FindingKind::Hang, text);
+            return false;
+        }
         if let Some(&(t, at)) = stuck.first() {
             let text = format!(
                 "{} threads wait at barriers that cannot complete, e.g. {} at {}",
