@@ -111,7 +111,12 @@ pub type SimResult<T> = Result<T, String>;
 /// Runs `kernel` of [`PTX`] in the simulator (random interleaving from `seed`) and returns its
 /// buffers, or its findings.
 fn simulate(kernel: &str, launch: &sim::Launch) -> SimResult<Vec<Vec<u8>>> {
-    let simulator = sim::Simulator::new(PTX).map_err(|e| e.to_string())?;
+    simulate_ptx(PTX, kernel, launch)
+}
+
+/// Runs `kernel` of `ptx` in the simulator.
+fn simulate_ptx(ptx: &str, kernel: &str, launch: &sim::Launch) -> SimResult<Vec<Vec<u8>>> {
+    let simulator = sim::Simulator::new(ptx).map_err(|e| e.to_string())?;
     let out = simulator
         .kernel(kernel)
         .map_err(|e| e.to_string())?
@@ -153,6 +158,38 @@ pub fn histogram_in_simulator(
     );
     launch.seed = seed;
     let buffers = simulate("histogram", &launch)?;
+    let mut bins = [0; BINS];
+    bins.copy_from_slice(&words(&buffers[1]));
+    Ok(bins)
+}
+
+/// The cluster histogram's sm_90 PTX ([`PTX_SM90`]) in the simulator: `grid` blocks of `block`
+/// threads in clusters of `cluster`, the schedule drawn from `seed`; `block_scope_bug` runs the
+/// variant whose counters have `Block` scope (a scope race between the cluster's blocks).
+pub fn cluster_histogram_in_simulator(
+    input: &[u32],
+    (grid, cluster, block): (u32, u32, u32),
+    seed: u64,
+    block_scope_bug: bool,
+) -> SimResult<[u32; BINS]> {
+    let bytes = input.iter().flat_map(|v| v.to_le_bytes()).collect();
+    let mut launch = sim::Launch::new(
+        [grid, 1, 1],
+        [block, 1, 1],
+        vec![
+            sim::Arg::Buffer(bytes),
+            sim::Arg::U64(input.len() as u64),
+            sim::Arg::Buffer(vec![0; 4 * BINS]),
+        ],
+    );
+    launch.cluster = Some([cluster, 1, 1]);
+    launch.seed = seed;
+    let kernel = if block_scope_bug {
+        "cluster_histogram_block_scope_bug"
+    } else {
+        "cluster_histogram"
+    };
+    let buffers = simulate_ptx(PTX_SM90, kernel, &launch)?;
     let mut bins = [0; BINS];
     bins.copy_from_slice(&words(&buffers[1]));
     Ok(bins)

@@ -118,8 +118,14 @@ fn pieces(text: &str) -> Vec<Piece> {
             }
             continue;
         }
-        for c in line.chars() {
+        let mut chars = line.chars().peekable();
+        while let Some(c) = chars.next() {
             match c {
+                // `::` belongs to a state space (`.shared::cta`), never ends a label.
+                ':' if chars.peek() == Some(&':') => {
+                    chars.next();
+                    buf.push_str("::");
+                }
                 ';' if depth == 0 => {
                     let s = buf.trim();
                     if !s.is_empty() {

@@ -170,3 +170,25 @@ fn mapa_out_of_range_and_a_wait_without_arrive_are_faults() {
         "{f}"
     );
 }
+
+#[test]
+fn a_double_colon_state_space_is_not_a_label() {
+    // `isspacep.shared::cta p, a;` at the start of a line once parsed as the label
+    // `isspacep.shared` followed by `:cta`.
+    let ptx = ".version 8.0\n.target sm_90\n.address_size 64\n.shared .align 4 .b8 w[4];\n\
+        .visible .entry k(.param .u64 k_param_0)\n{\n\t.reg .pred %p<3>;\n\t.reg .b64 %rd<4>;\n\
+        \tld.param.u64 %rd1, [k_param_0];\n\tmov.u64 %rd2, w;\n\tcvta.shared.u64 %rd3, %rd2;\n\
+        isspacep.shared::cta %p1, %rd3;\nisspacep.shared::cluster %p2, %rd1;\n\
+        \tselp.u64 %rd2, 1, 0, %p1;\n\tselp.u64 %rd3, 2, 0, %p2;\n\tadd.u64 %rd2, %rd2, %rd3;\n\
+        \tst.u64 [%rd1], %rd2;\n\tret;\n}\n";
+    let kernel = Simulator::new(ptx).unwrap().kernel("k").unwrap();
+    let out = kernel
+        .launch(
+            &Launch::new([1; 3], [1; 3], vec![Arg::Buffer(vec![0; 8])]),
+            Vec::new(),
+        )
+        .unwrap();
+    assert!(out.findings.is_empty(), "{:?}", out.findings);
+    // Shared (bit 0), and the global buffer is not in the cluster's shared window (bit 1).
+    assert_eq!(out.buffers[0], 1u64.to_le_bytes());
+}
