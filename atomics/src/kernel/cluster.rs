@@ -183,7 +183,7 @@ mod imp {
 ///
 /// ```
 /// # use scoped_atomics::kernel::{emulation::*, Dim3};
-/// # enter(ThreadContext { thread_idx: Dim3::x(0), block_idx: Dim3::x(0),
+/// # enter(ThreadContext { thread_idx: Dim3::new(0, 0, 0), block_idx: Dim3::new(0, 0, 0),
 /// #     block_dim: Dim3::x(1), grid_dim: Dim3::x(1), block: BlockContext::new(1) });
 /// let arrival = scoped_atomics::kernel::cluster_arrive();
 /// // … work that does not need the other blocks …
@@ -209,10 +209,10 @@ mod api {
     /// ```
     /// # use scoped_atomics::kernel::{emulation::*, Dim3};
     /// # let cluster = ClusterContext::new(Dim3::x(2), 1);
-    /// # enter(ThreadContext { thread_idx: Dim3::x(0), block_idx: Dim3::x(5),
+    /// # enter(ThreadContext { thread_idx: Dim3::new(0, 0, 0), block_idx: Dim3::new(5, 0, 0),
     /// #     block_dim: Dim3::x(1), grid_dim: Dim3::x(8), block: BlockContext::in_cluster(1, &cluster) });
     /// // Block 5 of a grid of 8 in clusters of 2: cluster 2, rank 1.
-    /// assert_eq!(scoped_atomics::kernel::cluster_idx(), Dim3::x(2));
+    /// assert_eq!(scoped_atomics::kernel::cluster_idx(), Dim3::new(2, 0, 0));
     /// ```
     #[inline(always)]
     pub fn cluster_idx() -> Dim3 {
@@ -227,7 +227,7 @@ mod api {
     /// ```
     /// # use scoped_atomics::kernel::{emulation::*, Dim3};
     /// # let cluster = ClusterContext::new(Dim3::x(2), 1);
-    /// # enter(ThreadContext { thread_idx: Dim3::x(0), block_idx: Dim3::x(5),
+    /// # enter(ThreadContext { thread_idx: Dim3::new(0, 0, 0), block_idx: Dim3::new(5, 0, 0),
     /// #     block_dim: Dim3::x(1), grid_dim: Dim3::x(8), block: BlockContext::in_cluster(1, &cluster) });
     /// assert_eq!(scoped_atomics::kernel::cluster_grid_dim(), Dim3::x(4));
     /// ```
@@ -244,9 +244,9 @@ mod api {
     /// ```
     /// # use scoped_atomics::kernel::{emulation::*, Dim3};
     /// # let cluster = ClusterContext::new(Dim3::x(2), 1);
-    /// # enter(ThreadContext { thread_idx: Dim3::x(0), block_idx: Dim3::x(5),
+    /// # enter(ThreadContext { thread_idx: Dim3::new(0, 0, 0), block_idx: Dim3::new(5, 0, 0),
     /// #     block_dim: Dim3::x(1), grid_dim: Dim3::x(8), block: BlockContext::in_cluster(1, &cluster) });
-    /// assert_eq!(scoped_atomics::kernel::block_idx_in_cluster(), Dim3::x(1));
+    /// assert_eq!(scoped_atomics::kernel::block_idx_in_cluster(), Dim3::new(1, 0, 0));
     /// ```
     #[inline(always)]
     pub fn block_idx_in_cluster() -> Dim3 {
@@ -261,7 +261,7 @@ mod api {
     /// ```
     /// # use scoped_atomics::kernel::{emulation::*, Dim3};
     /// # let cluster = ClusterContext::new(Dim3::x(2), 1);
-    /// # enter(ThreadContext { thread_idx: Dim3::x(0), block_idx: Dim3::x(5),
+    /// # enter(ThreadContext { thread_idx: Dim3::new(0, 0, 0), block_idx: Dim3::new(5, 0, 0),
     /// #     block_dim: Dim3::x(1), grid_dim: Dim3::x(8), block: BlockContext::in_cluster(1, &cluster) });
     /// assert_eq!(scoped_atomics::kernel::cluster_dim(), Dim3::x(2));
     /// ```
@@ -279,7 +279,7 @@ mod api {
     /// ```
     /// # use scoped_atomics::kernel::{emulation::*, Dim3};
     /// # let cluster = ClusterContext::new(Dim3::x(2), 1);
-    /// # enter(ThreadContext { thread_idx: Dim3::x(0), block_idx: Dim3::x(5),
+    /// # enter(ThreadContext { thread_idx: Dim3::new(0, 0, 0), block_idx: Dim3::new(5, 0, 0),
     /// #     block_dim: Dim3::x(1), grid_dim: Dim3::x(8), block: BlockContext::in_cluster(1, &cluster) });
     /// assert_eq!(scoped_atomics::kernel::cluster_rank(), 1);
     /// ```
@@ -296,7 +296,7 @@ mod api {
     /// ```
     /// # use scoped_atomics::kernel::{emulation::*, Dim3};
     /// # let cluster = ClusterContext::new(Dim3::x(2), 1);
-    /// # enter(ThreadContext { thread_idx: Dim3::x(0), block_idx: Dim3::x(5),
+    /// # enter(ThreadContext { thread_idx: Dim3::new(0, 0, 0), block_idx: Dim3::new(5, 0, 0),
     /// #     block_dim: Dim3::x(1), grid_dim: Dim3::x(8), block: BlockContext::in_cluster(1, &cluster) });
     /// assert_eq!(scoped_atomics::kernel::cluster_size(), 2);
     /// ```
@@ -322,7 +322,7 @@ mod api {
     ///
     /// ```
     /// # use scoped_atomics::kernel::{emulation::*, Dim3};
-    /// # enter(ThreadContext { thread_idx: Dim3::x(0), block_idx: Dim3::x(0),
+    /// # enter(ThreadContext { thread_idx: Dim3::new(0, 0, 0), block_idx: Dim3::new(0, 0, 0),
     /// #     block_dim: Dim3::x(1), grid_dim: Dim3::x(1), block: BlockContext::new(1) });
     /// scoped_atomics::kernel::cluster_sync(); // a cluster of one thread opens at once
     /// ```
@@ -344,7 +344,7 @@ mod api {
     ///
     /// ```
     /// # use scoped_atomics::kernel::{emulation::*, Dim3};
-    /// # enter(ThreadContext { thread_idx: Dim3::x(0), block_idx: Dim3::x(0),
+    /// # enter(ThreadContext { thread_idx: Dim3::new(0, 0, 0), block_idx: Dim3::new(0, 0, 0),
     /// #     block_dim: Dim3::x(1), grid_dim: Dim3::x(1), block: BlockContext::new(1) });
     /// let arrival = scoped_atomics::kernel::cluster_arrive();
     /// arrival.wait();
@@ -379,7 +379,7 @@ mod api {
     ///
     /// ```
     /// # use scoped_atomics::kernel::{emulation::*, Dim3};
-    /// # enter(ThreadContext { thread_idx: Dim3::x(0), block_idx: Dim3::x(0),
+    /// # enter(ThreadContext { thread_idx: Dim3::new(0, 0, 0), block_idx: Dim3::new(0, 0, 0),
     /// #     block_dim: Dim3::x(1), grid_dim: Dim3::x(1), block: BlockContext::new(1) });
     /// scoped_atomics::kernel::cluster_arrive_relaxed().wait();
     /// ```
@@ -402,7 +402,7 @@ mod api {
         ///
         /// ```
         /// # use scoped_atomics::kernel::{emulation::*, Dim3};
-        /// # enter(ThreadContext { thread_idx: Dim3::x(0), block_idx: Dim3::x(0),
+        /// # enter(ThreadContext { thread_idx: Dim3::new(0, 0, 0), block_idx: Dim3::new(0, 0, 0),
         /// #     block_dim: Dim3::x(1), grid_dim: Dim3::x(1), block: BlockContext::new(1) });
         /// scoped_atomics::kernel::cluster_arrive().wait();
         /// ```
@@ -434,7 +434,7 @@ mod api {
     /// ```
     /// # use scoped_atomics::kernel::{emulation::*, Dim3};
     /// # let cluster = ClusterContext::new(Dim3::x(2), 1);
-    /// # enter(ThreadContext { thread_idx: Dim3::x(0), block_idx: Dim3::x(0),
+    /// # enter(ThreadContext { thread_idx: Dim3::new(0, 0, 0), block_idx: Dim3::new(0, 0, 0),
     /// #     block_dim: Dim3::x(1), grid_dim: Dim3::x(2), block: BlockContext::in_cluster(1, &cluster) });
     /// use scoped_atomics::{block_shared, AtomicRef, Cluster, Ordering};
     /// use scoped_atomics::kernel::{cluster_rank, map_shared_rank};
