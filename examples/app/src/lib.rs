@@ -263,11 +263,28 @@ pub fn run_on_gpu(input: &[u32]) -> Result<Option<Vec<(&'static str, bool)>>, St
     unsafe { builder.launch(config) }.map_err(e)?;
     let gpu_cells = stream.clone_dtoh(&cells).map_err(e)?;
     let host_cells = message_passing_on_host().map_err(|e| e.to_string())?;
-    Ok(Some(vec![
+    let mut results = vec![
         ("histogram", gpu_bins.as_slice() == host_bins.as_slice()),
         (
             "message_passing",
             gpu_cells.as_slice() == host_cells.as_slice(),
         ),
-    ]))
+    ];
+    // The cluster histogram (sm_90 PTX, clusters of 2 and 4) on a GPU that has clusters.
+    for (name, cluster) in [("cluster_histogram (2)", 2), ("cluster_histogram (4)", 4)] {
+        let host = cluster_histogram_on_host(input, 8, cluster, 128).map_err(|e| e.to_string())?;
+        match scoped_atomics_host::gpu::run_histogram_in_clusters(
+            PTX_SM90,
+            "cluster_histogram",
+            input,
+            &host,
+            (8, cluster, 128),
+        ) {
+            scoped_atomics_host::gpu::GpuRun::Ran(checks) => {
+                results.push((name, checks.iter().all(|(_, r)| r.is_ok())))
+            }
+            scoped_atomics_host::gpu::GpuRun::Skipped(why) => println!("{name}: {why}"),
+        }
+    }
+    Ok(Some(results))
 }
