@@ -192,3 +192,41 @@ fn a_double_colon_state_space_is_not_a_label() {
     // Shared (bit 0), and the global buffer is not in the cluster's shared window (bit 1).
     assert_eq!(out.buffers[0], 1u64.to_le_bytes());
 }
+
+#[test]
+fn the_command_takes_a_cluster_shape_and_reports_the_cta_race() {
+    let file =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/sim/cluster_histogram.ptx");
+    let run = |kernel: &str, extra: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_ptx-sim"))
+            .arg(&file)
+            .args(["--kernel", kernel, "--grid", "4", "--block", "32"])
+            .args([
+                "--arg",
+                "buf:u32:64:3",
+                "--arg",
+                "u32:64",
+                "--arg",
+                "buf:u32:8",
+            ])
+            .args(extra)
+            .output()
+            .unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+        )
+    };
+    // The declared shape, then the same given on the command line: exact, exit 0.
+    for extra in [&[][..], &["--cluster", "2"][..]] {
+        let (code, stdout) = run("cluster_histogram", extra);
+        assert_eq!(code, Some(0), "{stdout}");
+        assert!(stdout.contains("buffer 1: 0 0 0 64 0 0 0 0"), "{stdout}");
+    }
+    // A shape that contradicts the declared one: bad input, exit 2.
+    let (code, _) = run("cluster_histogram", &["--cluster", "4"]);
+    assert_eq!(code, Some(2));
+    let (code, stdout) = run("cluster_histogram_cta_scope_bug", &[]);
+    assert_eq!(code, Some(1), "{stdout}");
+    assert!(stdout.starts_with("race: strong (cta)"), "{stdout}");
+}
