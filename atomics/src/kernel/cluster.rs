@@ -311,7 +311,7 @@ mod api {
     ///
     /// What a thread of any block of the cluster wrote before the call — to its own shared
     /// memory, another block's through [`map_shared_rank`], or global memory — every thread of
-    /// the cluster reads after it. As with [`sync_threads`](super::sync_threads), **every**
+    /// the cluster reads after it. As with [`sync_threads`](crate::kernel::sync_threads), **every**
     /// thread of every block of the cluster must reach it, once per phase; a thread that exits
     /// before does not count, and the others wait forever (the simulator reports the hang).
     /// Before a block exits, a `cluster_sync` keeps its shared memory alive for the blocks that
