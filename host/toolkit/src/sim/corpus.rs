@@ -462,5 +462,34 @@ pub fn demo_lines(sims: &[(String, Simulator)], seed: u64) -> (Vec<String>, bool
             lines.push(format!("FAILED  {kernel}: {}", failures.join("; ")));
         }
     }
+    // Checks that only some configurations have (the cluster kernels of sm_90), in order.
+    let mut extra: Vec<(&str, Vec<&str>, Vec<String>, &str)> = Vec::new();
+    for (target, checks) in &runs {
+        for (kernel, result) in checks.iter().skip(first.len()) {
+            let at = match extra.iter().position(|(k, ..)| k == kernel) {
+                Some(at) => at,
+                None => {
+                    let summary = result.as_ref().map(String::as_str).unwrap_or("");
+                    extra.push((kernel, Vec::new(), Vec::new(), summary));
+                    extra.len() - 1
+                }
+            };
+            extra[at].1.push(target);
+            if let Err(e) = result {
+                extra[at].2.push(format!("{target}: {e}"));
+            }
+        }
+    }
+    for (kernel, targets, failures, summary) in extra {
+        if failures.is_empty() {
+            lines.push(format!(
+                "ok      {kernel} [{}]: {summary}",
+                targets.join(", ")
+            ));
+        } else {
+            ok = false;
+            lines.push(format!("FAILED  {kernel}: {}", failures.join("; ")));
+        }
+    }
     (lines, ok)
 }
