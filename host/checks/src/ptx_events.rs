@@ -431,7 +431,8 @@ fn location(
 fn sem_scope(sem: decode::Sem, scope: decode::Scope) -> (Sem, Scope) {
     let s = match sem {
         decode::Sem::Weak => Sem::Weak,
-        decode::Sem::Relaxed => Sem::Relaxed,
+        // ld/st.volatile: relaxed at system scope (PTX ISA 8.4.2; the decoder gives it .sys).
+        decode::Sem::Relaxed | decode::Sem::Volatile => Sem::Relaxed,
         decode::Sem::Acquire => Sem::Acquire,
         decode::Sem::Release => Sem::Release,
         decode::Sem::AcqRel | decode::Sem::Sc => Sem::AcqRel,

@@ -1,21 +1,24 @@
 //! The `sim` subcommand:
 //!
 //! ```text
-//! scoped-atomics-host sim FILE.ptx --kernel NAME --grid X[,Y,Z] --block X[,Y,Z]
-//!     [--arg u32:V | --arg u64:V | --arg buf:u32:N[:INIT] | --arg buf:u64:N[:INIT]]...
-//!     [--seed N] [--schedules K] [--json]
+//! ptx-sim FILE.ptx --kernel NAME --grid X[,Y,Z] --block X[,Y,Z]
+//!     [--arg KIND:V | --arg buf:T:N[:INIT]]... [--dynamic-shared BYTES]
+//!     [--volatile relaxed-sys|plain] [--seed N] [--schedules K] [--json]
 //! ```
 //!
-//! Kernel parameters in order: `u32:V` for a 32-bit parameter (and for an 8- or 16-bit one
-//! when V fits), `u64:V` for a 64-bit one, `buf:T:N[:INIT]` for a pointer (N elements of T in
-//! a new global buffer, each INIT, default 0). `V` and `INIT` are decimal or `0x` hexadecimal.
+//! Kernel parameters in order: scalars `u32:V` (also an 8- or 16-bit parameter when V fits),
+//! `u64:V`, `i32:V`, `f32:V`, `f64:V`; `buf:T:N[:INIT]` for a pointer to a new global buffer of
+//! N elements of T (`u8`, `u16`, `u32`, `u64`, `i32`, `f32`, `f64`), each INIT (default 0).
+//! Integers are decimal or `0x` hexadecimal. `--volatile plain` judges `ld/st.volatile` as
+//! plain accesses (CUDA C++'s view) instead of relaxed system-scope ones (PTX's, the default).
 //!
 //! Exit status 0: every schedule ran to completion with no finding; 1: a finding (the first line
 //! of output is the finding, starting with `race:`, `divergence:`, `hang:` or `fault:`); 2: bad
 //! input (each message names what is wrong). The seed is printed so a run can be repeated;
-//! schedule `k` of a run uses seed `N + k`.
+//! schedule `k` of a run uses seed `N + k`. What the kernel prints with `printf` follows the
+//! findings, a line per call starting with the thread.
 
-use super::{Arg, Launch, Outcome, SimError, Simulator};
+use super::{Arg, Launch, Outcome, SimError, Simulator, VolatileMode};
 use std::process::ExitCode;
 
 /// The command's usage line (the first line of `--help`).
@@ -23,7 +26,7 @@ use std::process::ExitCode;
 /// ```
 /// assert!(ptx_sim::cli::USAGE.contains("--schedules K"));
 /// ```
-pub const USAGE: &str = "usage: ptx-sim FILE.ptx --kernel NAME --grid X[,Y,Z] --block X[,Y,Z] [--cluster X[,Y,Z]] [--arg u32:V | --arg u64:V | --arg buf:u32:N[:INIT] | --arg buf:u64:N[:INIT]]... [--seed N] [--schedules K] [--json]";
+pub const USAGE: &str = "usage: ptx-sim FILE.ptx --kernel NAME --grid X[,Y,Z] --block X[,Y,Z] [--cluster X[,Y,Z]] [--arg KIND:V | --arg buf:T:N[:INIT]]... [--dynamic-shared BYTES] [--volatile relaxed-sys|plain] [--seed N] [--schedules K] [--json]";
 
 /// A parsed command line: the arguments of `ptx-sim` (and of `cargo host sim`, which embeds
 /// these as its `sim` subcommand).
@@ -54,10 +57,19 @@ pub struct Options {
     #[arg(long, value_name = "X[,Y,Z]", value_parser = cluster_dims)]
     pub cluster: Option<[u32; 3]>,
     /// A kernel parameter, in order: `u32:V` (also an 8- or 16-bit parameter when V fits),
-    /// `u64:V`, or `buf:T:N[:INIT]` for a pointer to a new global buffer of N elements of T
-    /// (u32 or u64), each INIT (default 0). V and INIT are decimal or 0x hexadecimal.
+    /// `u64:V`, `i32:V`, `f32:V`, `f64:V`, or `buf:T:N[:INIT]` for a pointer to a new global
+    /// buffer of N elements of T (u8, u16, u32, u64, i32, f32, f64), each INIT (default 0).
+    /// Integers are decimal or 0x hexadecimal.
     #[arg(long = "arg", value_name = "KIND:VALUE", value_parser = parse_arg)]
     pub args: Vec<CliArg>,
+    /// Bytes of dynamic shared memory (`extern __shared__`), after the static `.shared`
+    /// variables.
+    #[arg(long, value_name = "BYTES", default_value_t = 0, value_parser = dynamic_shared)]
+    pub dynamic_shared: u32,
+    /// How volatile accesses are judged: `relaxed-sys` (PTX: relaxed at system scope, strong)
+    /// or `plain` (CUDA C++: plain accesses, which race when unordered).
+    #[arg(long, value_name = "VIEW", default_value = "relaxed-sys")]
+    pub volatile: VolatileView,
     /// The first schedule's seed: schedule k uses seed + k.
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = seed)]
     pub seed: u64,
@@ -84,13 +96,107 @@ struct Command {
     options: Options,
 }
 
+/// `--volatile`: which view of `volatile` the race detector takes.
+///
+/// ```
+/// use ptx_sim::cli::{VolatileView, parse_options};
+/// let args: Vec<String> = ["k.ptx", "--kernel", "k", "--grid", "1", "--block", "1",
+///     "--volatile", "plain"].map(String::from).to_vec();
+/// assert_eq!(parse_options(&args).unwrap().volatile, VolatileView::Plain);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum VolatileView {
+    /// PTX: relaxed at system scope.
+    RelaxedSys,
+    /// CUDA C++: plain accesses.
+    Plain,
+}
+
+impl From<VolatileView> for VolatileMode {
+    fn from(v: VolatileView) -> VolatileMode {
+        match v {
+            VolatileView::RelaxedSys => VolatileMode::RelaxedSys,
+            VolatileView::Plain => VolatileMode::Plain,
+        }
+    }
+}
+
+/// The element type of a `buf:` argument.
+///
+/// ```
+/// use ptx_sim::cli::Elem;
+/// assert_eq!(Elem::F64.size(), 8);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Elem {
+    U8,
+    U16,
+    U32,
+    U64,
+    I32,
+    F32,
+    F64,
+}
+
+impl Elem {
+    /// Bytes per element.
+    pub fn size(self) -> u32 {
+        match self {
+            Elem::U8 => 1,
+            Elem::U16 => 2,
+            Elem::U32 | Elem::I32 | Elem::F32 => 4,
+            Elem::U64 | Elem::F64 => 8,
+        }
+    }
+
+    fn parse(name: &str) -> Option<Elem> {
+        Some(match name {
+            "u8" => Elem::U8,
+            "u16" => Elem::U16,
+            "u32" => Elem::U32,
+            "u64" => Elem::U64,
+            "i32" => Elem::I32,
+            "f32" => Elem::F32,
+            "f64" => Elem::F64,
+            _ => return None,
+        })
+    }
+
+    /// The bits of `v` as an element of this type, if it is one.
+    fn value(self, v: &str) -> Option<u64> {
+        match self {
+            Elem::U8 => number(v).filter(|&x| x <= 0xff),
+            Elem::U16 => number(v).filter(|&x| x <= 0xffff),
+            Elem::U32 => number(v).filter(|&x| x <= u64::from(u32::MAX)),
+            Elem::U64 => number(v),
+            Elem::I32 => signed(v).map(|x| u64::from(x as u32)),
+            Elem::F32 => v.parse::<f32>().ok().map(|x| u64::from(x.to_bits())),
+            Elem::F64 => v.parse::<f64>().ok().map(f64::to_bits),
+        }
+    }
+
+    /// An element's bits shown as a JSON value of its type.
+    fn show(self, bits: u64) -> serde_json::Value {
+        match self {
+            Elem::I32 => serde_json::Value::from(bits as u32 as i32),
+            Elem::F32 => serde_json::Value::from(f64::from(f32::from_bits(bits as u32))),
+            Elem::F64 => serde_json::Value::from(f64::from_bits(bits)),
+            _ => serde_json::Value::from(bits),
+        }
+    }
+}
+
 /// An `--arg`.
 ///
 /// ```
-/// use ptx_sim::cli::{CliArg, parse_options};
+/// use ptx_sim::cli::{CliArg, Elem, parse_options};
 /// let args: Vec<String> = ["k.ptx", "--kernel", "k", "--grid", "1", "--block", "1",
-///     "--arg", "buf:u64:4:7", "--arg", "u32:0x10"].map(String::from).to_vec();
-/// assert_eq!(parse_options(&args).unwrap().args, [CliArg::Buf(8, 4, 7), CliArg::U32(16)]);
+///     "--arg", "buf:u64:4:7", "--arg", "u32:0x10", "--arg", "f32:-1.5", "--arg", "buf:i32:2:-3"]
+///     .map(String::from).to_vec();
+/// assert_eq!(
+///     parse_options(&args).unwrap().args,
+///     [CliArg::Buf(Elem::U64, 4, 7), CliArg::U32(16), CliArg::F32(-1.5), CliArg::Buf(Elem::I32, 2, 0xffff_fffd)]
+/// );
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum CliArg {
@@ -98,8 +204,30 @@ pub enum CliArg {
     U32(u32),
     /// `u64:V`.
     U64(u64),
-    /// `buf:T:N[:INIT]`: element size in bytes, count, initial value.
-    Buf(u32, u64, u64),
+    /// `i32:V`.
+    I32(i32),
+    /// `f32:V`.
+    F32(f32),
+    /// `f64:V`.
+    F64(f64),
+    /// `buf:T:N[:INIT]`: element type, count, the bits of the initial value.
+    Buf(Elem, u64, u64),
+}
+
+fn signed(s: &str) -> Option<i32> {
+    match s.strip_prefix('-') {
+        Some(m) => number(m)
+            .and_then(|v| i64::try_from(v).ok())
+            .and_then(|v| i32::try_from(-v).ok()),
+        None => number(s).and_then(|v| i32::try_from(v).ok()),
+    }
+}
+
+fn dynamic_shared(v: &str) -> Result<u32, String> {
+    number(v)
+        .and_then(|b| u32::try_from(b).ok())
+        .filter(|&b| b <= 1 << 20)
+        .ok_or_else(|| format!("--dynamic-shared `{v}` is not a byte count up to 1 MiB"))
 }
 
 fn number(s: &str) -> Option<u64> {
@@ -150,38 +278,37 @@ fn dims(s: &str, what: &str) -> Result<[u32; 3], String> {
 
 fn parse_arg(s: &str) -> Result<CliArg, String> {
     let parts: Vec<&str> = s.split(':').collect();
-    let bad =
-        || format!("argument `{s}`: expected u32:V, u64:V, buf:u32:N[:INIT] or buf:u64:N[:INIT]");
+    let bad = || {
+        format!(
+            "argument `{s}`: expected u32:V, u64:V, i32:V, f32:V, f64:V or buf:T:N[:INIT] with T one of u8, u16, u32, u64, i32, f32, f64"
+        )
+    };
+    let not_a = |v: &str, what: &str| format!("argument `{s}`: `{v}` is not a {what}");
     match parts.as_slice() {
         ["u32", v] => number(v)
             .and_then(|v| u32::try_from(v).ok())
             .map(CliArg::U32)
-            .ok_or_else(|| format!("argument `{s}`: `{v}` is not a u32")),
-        ["u64", v] => number(v)
-            .map(CliArg::U64)
-            .ok_or_else(|| format!("argument `{s}`: `{v}` is not a u64")),
+            .ok_or_else(|| not_a(v, "u32")),
+        ["u64", v] => number(v).map(CliArg::U64).ok_or_else(|| not_a(v, "u64")),
+        ["i32", v] => signed(v).map(CliArg::I32).ok_or_else(|| not_a(v, "i32")),
+        ["f32", v] => v.parse().map(CliArg::F32).map_err(|_| not_a(v, "f32")),
+        ["f64", v] => v.parse().map(CliArg::F64).map_err(|_| not_a(v, "f64")),
         ["buf", ty, rest @ ..] if !rest.is_empty() && rest.len() <= 2 => {
-            let size = match *ty {
-                "u32" => 4,
-                "u64" => 8,
-                _ => {
-                    return Err(format!(
-                        "argument `{s}`: buffer type `{ty}` is not u32 or u64"
-                    ));
-                }
-            };
+            let elem = Elem::parse(ty).ok_or_else(|| {
+                format!(
+                    "argument `{s}`: buffer type `{ty}` is not one of u8, u16, u32, u64, i32, f32, f64"
+                )
+            })?;
             let n = number(rest[0])
                 .filter(|&n| n > 0 && n <= 1 << 28)
                 .ok_or_else(|| {
                     format!("argument `{s}`: `{}` is not a count in 1..2^28", rest[0])
                 })?;
             let init = match rest.get(1) {
-                Some(i) => number(i)
-                    .filter(|&v| size == 8 || v <= u64::from(u32::MAX))
-                    .ok_or_else(|| format!("argument `{s}`: `{i}` is not a {ty}"))?,
+                Some(i) => elem.value(i).ok_or_else(|| not_a(i, ty))?,
                 None => 0,
             };
-            Ok(CliArg::Buf(size, n, init))
+            Ok(CliArg::Buf(elem, n, init))
         }
         _ => Err(bad()),
     }
@@ -209,18 +336,19 @@ fn parse(program: &str, args: &[String]) -> Result<Options, clap::Error> {
     Command::from_arg_matches(&matches).map(|c| c.options)
 }
 
+/// Bad input found after parsing (an unreadable file, a decode or launch error): its own
+/// message, exit status 2.
 fn bad(program: &str, msg: impl std::fmt::Display) -> ExitCode {
     eprintln!("{program}: {msg}");
-    eprintln!("{}", USAGE.replacen("ptx-sim", program, 1));
     ExitCode::from(2)
 }
 
-fn buffer_values(data: &[u8], size: u32) -> Vec<u64> {
-    data.chunks_exact(size as usize)
+fn buffer_values(data: &[u8], elem: Elem) -> Vec<serde_json::Value> {
+    data.chunks_exact(elem.size() as usize)
         .map(|c| {
             let mut b = [0u8; 8];
             b[..c.len()].copy_from_slice(c);
-            u64::from_le_bytes(b)
+            elem.show(u64::from_le_bytes(b))
         })
         .collect()
 }
@@ -298,11 +426,11 @@ fn run(program: &str, o: &Options) -> ExitCode {
         Err(e @ SimError::Unsupported(_)) => return bad(format!("{}: {e}", o.file)),
         Err(e) => return bad(format!("{}: {e}", o.file)),
     };
-    let sizes: Vec<u32> = o
+    let sizes: Vec<Elem> = o
         .args
         .iter()
         .filter_map(|a| match a {
-            CliArg::Buf(s, ..) => Some(*s),
+            CliArg::Buf(e, ..) => Some(*e),
             _ => None,
         })
         .collect();
@@ -331,9 +459,12 @@ fn run(program: &str, o: &Options) -> ExitCode {
             },
             (CliArg::U32(v), _) => Arg::U32(v),
             (CliArg::U64(v), _) => Arg::U64(v),
-            (CliArg::Buf(size, n, init), _) => Arg::Buffer(
+            (CliArg::I32(v), _) => Arg::U32(v as u32),
+            (CliArg::F32(v), _) => Arg::U32(v.to_bits()),
+            (CliArg::F64(v), _) => Arg::U64(v.to_bits()),
+            (CliArg::Buf(elem, n, init), _) => Arg::Buffer(
                 (0..n)
-                    .flat_map(|_| init.to_le_bytes()[..size as usize].to_vec())
+                    .flat_map(|_| init.to_le_bytes()[..elem.size() as usize].to_vec())
                     .collect(),
             ),
         });
@@ -344,6 +475,8 @@ fn run(program: &str, o: &Options) -> ExitCode {
         let mut launch = Launch::new(o.grid, o.block, args.clone());
         launch.cluster = o.cluster;
         launch.seed = o.seed.wrapping_add(k);
+        launch.dynamic_shared = o.dynamic_shared;
+        launch.volatile = o.volatile.into();
         let out = match kernel.launch(&launch, Vec::new()) {
             Ok(out) => out,
             Err(e) => return bad(e.to_string()),
@@ -373,11 +506,15 @@ fn run(program: &str, o: &Options) -> ExitCode {
             "instructions": instructions,
             "buffers": buffers,
             "findings": findings,
+            "printed": out.printed,
         });
         println!("{obj}");
     } else {
         for f in &out.findings {
             println!("{f}");
+        }
+        for line in &out.printed {
+            println!("printf {line}");
         }
         let dims = |d: [u32; 3]| format!("{}x{}x{}", d[0], d[1], d[2]);
         if found {
@@ -403,7 +540,7 @@ fn run(program: &str, o: &Options) -> ExitCode {
         }
         for (i, (b, &s)) in out.buffers.iter().zip(&sizes).enumerate() {
             let v = buffer_values(b, s);
-            let shown: Vec<String> = v.iter().take(64).map(u64::to_string).collect();
+            let shown: Vec<String> = v.iter().take(64).map(|x| x.to_string()).collect();
             let more = if v.len() > 64 {
                 format!(" … ({} values)", v.len())
             } else {

@@ -3,6 +3,8 @@
 //! can reach are decoded; an instruction outside the supported set is an error naming it and its
 //! PTX line.
 
+mod arith;
+mod collective;
 mod instruction;
 mod operands;
 
@@ -40,6 +42,8 @@ pub fn decode_func(
         labels: HashMap::new(),
         fixups: Vec::new(),
         reached: Vec::new(),
+        declared: Default::default(),
+        has_nc: false,
     };
     let params = f
         .params
@@ -62,6 +66,7 @@ pub fn decode_func(
             Stmt::Param(p) => {
                 d.add_param(&p.name, p.size);
             }
+            Stmt::Regs(names) => d.declared.extend(names.iter().cloned()),
             _ => {}
         }
     }
@@ -105,6 +110,7 @@ pub fn decode_func(
         })?;
         prog.insts[at].op = Op::Bra(target);
     }
+    prog.has_nc |= d.has_nc;
     prog.funcs.push(FuncInfo {
         entry,
         nregs: d.regs.len() as u32,

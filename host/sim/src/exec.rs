@@ -4,7 +4,7 @@
 //! the race detector.
 
 use super::cluster::{self, ClusterRegister};
-use super::decode::{Callee, Inst, Op, Program, Scope, Sem, Space, Special, Src};
+use super::decode::{Inst, Op, Program, Scope, Space, Special, Src};
 use super::memory::{self, LOCAL_WINDOW, Loc, Memory, SHARED_WINDOW};
 use super::race::{Access, Race, RaceHit};
 use super::values::{binary, bit_field_extract, compare, convert, rmw, sext, unary};
@@ -58,16 +58,30 @@ pub struct Thread {
 pub enum Event {
     /// It did a visible memory operation (or slept): another thread may go next.
     Yield,
-    /// It arrived at barrier `id` (with an expected count, if given; `.aligned` or not).
-    Barrier(u32, Option<u32>, bool),
+    /// It arrived at a CTA barrier.
+    Barrier(BarEvent),
     /// It arrived at `bar.warp.sync` with this member mask.
     WarpSync(u32),
     /// `barrier.cluster.arrive` (`.relaxed` or not).
     ClusterArrive(bool),
     /// `barrier.cluster.wait`.
     ClusterWait,
+    /// It arrived at a warp collective or `activemask` (the scheduler reads the instruction).
+    Collective,
     Exited,
     Fault(String),
+}
+
+/// An arrival at a CTA barrier: id, expected thread count (if given), `.aligned` or not,
+/// whether the thread waits (`bar.sync`, `bar.red`) or not (`bar.arrive`), and a `bar.red`
+/// thread's predicate.
+#[derive(Debug, Clone, Copy)]
+pub struct BarEvent {
+    pub id: u32,
+    pub count: Option<u32>,
+    pub aligned: bool,
+    pub waits: bool,
+    pub pred: Option<bool>,
 }
 
 /// Everything but the thread: program, memory, race state, clocks.
@@ -87,6 +101,10 @@ pub struct World<'p> {
     pub mb_clocks: Vec<(Vec<u32>, Vec<u32>)>,
     /// A race completed by the last step, reported by the scheduler.
     pub race_hit: Option<(RaceHit, u64)>,
+    /// Volatile accesses are plain ones (CUDA C++'s view) rather than relaxed at system scope.
+    pub volatile_plain: bool,
+    /// What `printf` printed, each line with its thread.
+    pub printed: Vec<String>,
 }
 
 #[inline]
@@ -155,6 +173,12 @@ impl World<'_> {
             Special::Clock => self.time & 0xffff_ffff,
             Special::Clock64 | Special::GlobalTimer => self.time,
             Special::LaneMaskEq => 1 << (th.lin % 32),
+            Special::LaneMaskLt => (1u64 << (th.lin % 32)) - 1,
+            Special::LaneMaskLe => (2u64 << (th.lin % 32)) - 1,
+            Special::LaneMaskGt => !((2u64 << (th.lin % 32)) - 1) & 0xffff_ffff,
+            Special::LaneMaskGe => !((1u64 << (th.lin % 32)) - 1) & 0xffff_ffff,
+            Special::GlobalTimerLo => self.time & 0xffff_ffff,
+            Special::GlobalTimerHi => self.time >> 32,
         }
     }
 
@@ -406,7 +430,7 @@ impl World<'_> {
                 Op::Ld(space, sem, scope, ty, d, a) => {
                     let addr = self.val(th, a.base).wrapping_add(a.off as u64);
                     let size = u64::from(ty.bytes);
-                    let strong = *sem != Sem::Weak;
+                    let strong = sem.strong(self.volatile_plain);
                     let loc = match self.access(
                         (th.cta, th.local.len() as u64),
                         t,
@@ -445,7 +469,7 @@ impl World<'_> {
                     let addr = self.val(th, a.base).wrapping_add(a.off as u64);
                     let value = self.val(th, *v);
                     let size = u64::from(ty.bytes);
-                    let strong = *sem != Sem::Weak;
+                    let strong = sem.strong(self.volatile_plain);
                     let loc = match self.access(
                         (th.cta, th.local.len() as u64),
                         t,
@@ -530,10 +554,45 @@ impl World<'_> {
                     }
                 }
                 Op::Bar(id, count, aligned) => {
-                    let id = self.val(th, *id) as u32;
-                    let count = count.map(|c| self.val(th, c) as u32);
-                    return Event::Barrier(id, count, *aligned);
+                    return Event::Barrier(BarEvent {
+                        id: self.val(th, *id) as u32,
+                        count: count.map(|c| self.val(th, c) as u32),
+                        aligned: *aligned,
+                        waits: true,
+                        pred: None,
+                    });
                 }
+                Op::BarArrive(id, count) => {
+                    return Event::Barrier(BarEvent {
+                        id: self.val(th, *id) as u32,
+                        count: Some(self.val(th, *count) as u32),
+                        aligned: true,
+                        waits: false,
+                        pred: None,
+                    });
+                }
+                Op::BarRed(_, _, id, count, pred, negate) => {
+                    return Event::Barrier(BarEvent {
+                        id: self.val(th, *id) as u32,
+                        count: count.map(|c| self.val(th, c) as u32),
+                        aligned: true,
+                        waits: true,
+                        pred: Some((self.val(th, *pred) != 0) != *negate),
+                    });
+                }
+                Op::Warp(_) | Op::ActiveMask(_) => return Event::Collective,
+                Op::Float(f) => self.float(th, f),
+                Op::Bits(b) => self.bits(th, b),
+                Op::CvtR(c) => self.cvt(th, c),
+                Op::SetpX(x) => self.setp(th, x),
+                Op::Vector(v) => {
+                    if let Some(event) = self.vector(th, t, pc, v) {
+                        return event;
+                    }
+                }
+                Op::LdNc(ty, d, a) => return self.ld_nc(th, t, pc, *ty, *d, a),
+                Op::ParamVector(v) => self.param_vector(th, v),
+                Op::Nop => {}
                 Op::BarWarp(mask) => return Event::WarpSync(self.val(th, *mask) as u32),
                 Op::ClusterArrive(relaxed) => return Event::ClusterArrive(*relaxed),
                 Op::ClusterWait => return Event::ClusterWait,
@@ -568,70 +627,15 @@ impl World<'_> {
                 Op::Trap => return Event::Fault("trap".into()),
                 Op::Exit => return Event::Exited,
                 Op::Ret => {
-                    let Some(f) = th.frames.pop() else {
-                        return Event::Exited;
-                    };
-                    let Some(caller) = th.frames.last() else {
-                        return Event::Exited;
-                    };
-                    let info = &prog.funcs[f.func as usize];
-                    for (k, &to) in f.ret_to.iter().enumerate() {
-                        if let Some(&(slot, size)) = info.rets.get(k) {
-                            let from = f.param_base as usize + slot as usize;
-                            let dst = caller.param_base as usize + to as usize;
-                            th.params.copy_within(from..from + size as usize, dst);
-                        }
+                    if let Some(event) = self.ret(th) {
+                        return event;
                     }
-                    th.regs.truncate(f.reg_base as usize);
-                    th.params.truncate(f.param_base as usize);
-                    th.local.truncate(f.local_base as usize);
-                    th.pc = f.ret_pc;
-                    th.base = caller.reg_base;
                 }
                 Op::Bra(target) => th.pc = *target,
                 Op::Call(callee, args, rets) => {
-                    let func = match callee {
-                        Callee::Direct(f) => *f,
-                        Callee::Indirect(s) => {
-                            let a = self.val(th, *s);
-                            match memory::func_at(a).and_then(|m| prog.by_module_index.get(&m)) {
-                                Some(&f) => f,
-                                None => {
-                                    return Event::Fault(format!(
-                                        "indirect call to {a:#x}, which is not the address of a device function"
-                                    ));
-                                }
-                            }
-                        }
-                    };
-                    if th.frames.len() > 256 {
-                        return Event::Fault("call depth beyond 256 frames".into());
+                    if let Some(event) = self.call(th, pc, *callee, args, rets) {
+                        return event;
                     }
-                    let info = &prog.funcs[func as usize];
-                    let caller_params = th.frames.last().map_or(0, |f| f.param_base) as usize;
-                    let frame = Frame {
-                        func,
-                        reg_base: th.regs.len() as u32,
-                        param_base: th.params.len().next_multiple_of(8) as u32,
-                        local_base: (th.local.len() as u64).next_multiple_of(16),
-                        ret_pc: pc + 1,
-                        ret_to: rets.clone(),
-                    };
-                    th.regs.resize(th.regs.len() + info.nregs as usize, 0);
-                    th.params
-                        .resize(frame.param_base as usize + info.param_size as usize, 0);
-                    th.local
-                        .resize((frame.local_base + info.local_size) as usize, 0);
-                    for (k, &from) in args.iter().enumerate() {
-                        if let Some(&(slot, size)) = info.params.get(k) {
-                            let src = caller_params + from as usize;
-                            let dst = frame.param_base as usize + slot as usize;
-                            th.params.copy_within(src..src + size as usize, dst);
-                        }
-                    }
-                    th.pc = info.entry;
-                    th.base = frame.reg_base;
-                    th.frames.push(frame);
                 }
             }
         }

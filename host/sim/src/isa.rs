@@ -4,6 +4,9 @@
 use super::parse::type_size;
 use std::collections::HashMap;
 
+mod cold;
+pub use cold::*;
+
 /// Value kind of an instruction type.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Kind {
@@ -107,9 +110,22 @@ pub enum Sem {
     Release,
     AcqRel,
     Sc,
+    /// `ld.volatile`/`st.volatile`: relaxed at system scope by the PTX rule (PTX ISA 8.4.2); a
+    /// plain access when a launch asks for CUDA C++'s view ([`super::VolatileMode::Plain`]).
+    Volatile,
 }
 
 impl Sem {
+    /// Whether an access with this semantics is strong (morally strong candidates), given
+    /// whether volatile accesses count as plain ones.
+    #[inline(always)]
+    pub fn strong(self, volatile_plain: bool) -> bool {
+        match self {
+            Sem::Weak => false,
+            Sem::Volatile => !volatile_plain,
+            _ => true,
+        }
+    }
     pub fn acquires(self) -> bool {
         matches!(self, Sem::Acquire | Sem::AcqRel | Sem::Sc)
     }
@@ -149,6 +165,12 @@ pub enum Special {
     ClusterId(u8),
     NClusterId(u8),
     LaneMaskEq,
+    LaneMaskLt,
+    LaneMaskLe,
+    LaneMaskGt,
+    LaneMaskGe,
+    GlobalTimerLo,
+    GlobalTimerHi,
 }
 
 /// A source operand.
@@ -239,6 +261,10 @@ pub enum Rmw {
 pub enum Callee {
     Direct(u32),
     Indirect(Src),
+    /// CUDA's `printf`: the `vprintf(format, args)` the toolkit's runtime provides.
+    Vprintf,
+    /// CUDA's failed `assert`: `__assertfail(message, file, line, function, char size)`.
+    AssertFail,
 }
 
 /// A decoded instruction.
@@ -283,6 +309,30 @@ pub enum Op {
     Bar(Src, Option<Src>, bool),
     /// `bar.warp.sync membermask`: the warp-level barrier among the mask's lanes.
     BarWarp(Src),
+    /// `bar.arrive a, b`: arrival at barrier `a` (of `b` threads) without waiting.
+    BarArrive(Src, Src),
+    /// `bar.red.op d, a{, b}, {!}c`: reduction op, destination, barrier, count, predicate, negated.
+    BarRed(BarRedOp, u32, Src, Option<Src>, Src, bool),
+    /// A warp collective (shfl, vote, match, redux).
+    Warp(Box<WarpInst>),
+    /// `activemask.b32 d`: the lanes of the warp executing it together.
+    ActiveMask(u32),
+    /// A cold floating-point operation.
+    Float(Box<FloatInst>),
+    /// A cold integer operation.
+    Bits(Box<BitsInst>),
+    /// `cvt` with rounding or saturation.
+    CvtR(Box<CvtInst>),
+    /// `setp` with two destinations or a combining predicate.
+    SetpX(Box<SetpInst>),
+    /// A vector `ld`/`st`.
+    Vector(Box<VecInst>),
+    /// `ld.global.nc`: a read through the non-coherent path (scalar).
+    LdNc(Ty, u32, Addr),
+    /// A vector access of the parameter space.
+    ParamVector(Box<ParamVecInst>),
+    /// No effect here (`fence.proxy.alias`: generic accesses need no proxy fence).
+    Nop,
     MbInit(Addr, Src),
     /// `mbarrier.arrive{_drop}{.noComplete}`: token register, object, count, whether `_drop`,
     /// whether `.noComplete` (must not complete the phase). The token holds the phase in its low
@@ -334,6 +384,9 @@ pub enum Symbol {
 /// The decoded program: every reachable function's instructions in one array.
 #[derive(Clone, Debug, Default)]
 pub struct Program {
+    /// Whether any instruction reads through `ld.global.nc` (the race detector then remembers
+    /// every global write to check them).
+    pub has_nc: bool,
     pub insts: Vec<Inst>,
     pub opcodes: Vec<String>,
     pub funcs: Vec<FuncInfo>,
@@ -373,6 +426,12 @@ pub fn special(s: &str) -> Option<Special> {
         "%clusterid" => Special::ClusterId(dim),
         "%nclusterid" => Special::NClusterId(dim),
         "%lanemask_eq" => Special::LaneMaskEq,
+        "%lanemask_lt" => Special::LaneMaskLt,
+        "%lanemask_le" => Special::LaneMaskLe,
+        "%lanemask_gt" => Special::LaneMaskGt,
+        "%lanemask_ge" => Special::LaneMaskGe,
+        "%globaltimer_lo" => Special::GlobalTimerLo,
+        "%globaltimer_hi" => Special::GlobalTimerHi,
         _ => return None,
     })
 }
@@ -384,6 +443,10 @@ pub struct Quals {
     pub space: Space,
     pub ty: Option<Ty>,
     pub rmw: Option<Rmw>,
+    /// `.nc`: the non-coherent read-only path of `ld.global.nc`.
+    pub nc: bool,
+    /// `.v2`/`.v4`: elements of a vector access (1 for a scalar one).
+    pub vector: u8,
     pub others: Vec<String>,
 }
 
@@ -394,6 +457,8 @@ pub fn quals(parts: &[&str]) -> Quals {
         space: Space::Generic,
         ty: None,
         rmw: None,
+        nc: false,
+        vector: 1,
         others: Vec::new(),
     };
     for p in parts {
@@ -405,7 +470,7 @@ pub fn quals(parts: &[&str]) -> Quals {
             "sc" => q.sem = Sem::Sc,
             "volatile" => {
                 // ld/st.volatile: relaxed at system scope (PTX ISA, memory consistency model).
-                q.sem = Sem::Relaxed;
+                q.sem = Sem::Volatile;
                 q.scope = Some(Scope::Sys);
             }
             "cta" => q.scope = Some(Scope::Cta),
@@ -414,7 +479,21 @@ pub fn quals(parts: &[&str]) -> Quals {
             "sys" => q.scope = Some(Scope::Sys),
             "global" => q.space = Space::Global,
             "shared" | "shared::cta" | "shared::cluster" => q.space = Space::Shared,
+            "L1::no_allocate"
+            | "L1::evict_last"
+            | "L1::evict_first"
+            | "L1::evict_normal"
+            | "L1::evict_unchanged"
+            | "L2::evict_last"
+            | "L2::evict_first"
+            | "L2::evict_normal"
+            | "L2::64B"
+            | "L2::128B"
+            | "L2::256B" => {}
             "local" => q.space = Space::Local,
+            "v2" => q.vector = 2,
+            "v4" => q.vector = 4,
+            "v8" => q.vector = 8,
             "const" => q.space = Space::Const,
             "add" => q.rmw = Some(Rmw::Add),
             "exch" => q.rmw = Some(Rmw::Exch),
@@ -426,8 +505,8 @@ pub fn quals(parts: &[&str]) -> Quals {
             "max" => q.rmw = Some(Rmw::Max),
             "inc" => q.rmw = Some(Rmw::Inc),
             "dec" => q.rmw = Some(Rmw::Dec),
-            "nc" | "ca" | "cg" | "cs" | "lu" | "cv" | "wb" | "wt" | "aligned" | "noftz" | "ftz" => {
-            }
+            "nc" => q.nc = true,
+            "ca" | "cg" | "cs" | "lu" | "cv" | "wb" | "wt" | "aligned" | "noftz" | "ftz" => {}
             t => match Ty::parse(t) {
                 Some(ty) => q.ty = Some(ty),
                 None => q.others.push(t.to_string()),

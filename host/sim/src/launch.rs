@@ -124,6 +124,47 @@ pub struct Launch {
     pub race_detection: bool,
     /// Scheduling steps without progress before a hang is reported (plus 64 per live thread).
     pub hang_bound: u64,
+    /// How the race detector treats `ld.volatile`/`st.volatile`.
+    pub volatile: VolatileMode,
+}
+
+/// How the race detector treats volatile accesses (`ld.volatile`/`st.volatile`, what nvcc
+/// emits for CUDA C++ `volatile`).
+///
+/// * [`VolatileMode::RelaxedSys`] (the default) is the PTX rule (PTX ISA 8.4.2): a volatile
+///   access is a relaxed access at system scope, strong, so two volatile accesses of the same
+///   bytes are morally strong and never race with each other.
+/// * [`VolatileMode::Plain`] is CUDA C++'s view (and that of the published GPU race
+///   detectors): `volatile` is no atomic, so a volatile access is a plain one and conflicting
+///   volatile accesses unordered by synchronisation race.
+///
+/// The classic warp-synchronous tail of a reduction, `volatile int *v = s; v[t] += v[t + 16];`
+/// by the lanes of one warp with no `__syncwarp`, is race-free in PTX terms and racy in C++
+/// terms:
+///
+/// ```
+/// use ptx_sim::{Arg, Launch, Simulator, VolatileMode};
+/// let ptx = ".version 7.0\n.target sm_70\n.address_size 64\n\
+///     .visible .entry tail(.param .u64 p)\n{\n\tld.param.u64 %rd1, [p];\n\
+///     \tmov.u32 %r1, %tid.x;\n\tmul.wide.u32 %rd2, %r1, 4;\n\tadd.s64 %rd3, %rd1, %rd2;\n\
+///     \tld.volatile.global.u32 %r2, [%rd3];\n\tld.volatile.global.u32 %r3, [%rd3+64];\n\
+///     \tadd.s32 %r4, %r2, %r3;\n\tst.volatile.global.u32 [%rd3], %r4;\n\tret;\n}\n";
+/// let kernel = Simulator::new(ptx).unwrap().kernel("tail").unwrap();
+/// let mut launch = Launch::new([1; 3], [32, 1, 1], vec![Arg::Buffer(vec![1; 4 * 48])]);
+/// // Lane t reads word t + 16, which lane t + 16 writes: no race in PTX's view...
+/// assert!(kernel.launch(&launch, Vec::new()).unwrap().findings.is_empty());
+/// // ...a race in C++'s.
+/// launch.volatile = VolatileMode::Plain;
+/// let out = kernel.launch(&launch, Vec::new()).unwrap();
+/// assert!(out.findings[0].text.contains("plain"), "{}", out.findings[0]);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum VolatileMode {
+    /// Relaxed at system scope (the PTX memory model).
+    #[default]
+    RelaxedSys,
+    /// Plain accesses (CUDA C++).
+    Plain,
 }
 
 impl Launch {
@@ -146,6 +187,7 @@ impl Launch {
             mode: Mode::Random,
             race_detection: true,
             hang_bound: 100_000,
+            volatile: VolatileMode::RelaxedSys,
         }
     }
 }
@@ -174,4 +216,7 @@ pub struct Outcome {
     pub instructions: u64,
     /// Whether every thread ran to its end with no finding.
     pub completed: bool,
+    /// What the kernel printed with `printf`, a line per call, each starting with the thread's
+    /// name (`(block,thread)`).
+    pub printed: Vec<String>,
 }

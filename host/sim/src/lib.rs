@@ -14,10 +14,29 @@
 //! * Findings ([`Finding`]) start with `race:`, `divergence:`, `hang:` or `fault:` and name
 //!   threads as `(block,thread)` and instructions by PTX line (and source line with `.loc`).
 //!
+//! **CUDA C++ kernels.** The PTX nvcc emits runs as it is: `membar` (`__threadfence()`,
+//! `fence.sc` at its scope), `ld/st.volatile`, `ld.global.nc` (`__ldg`, `const __restrict__`:
+//! a location read there and written during the kernel is a finding, since the memory model
+//! does not cover that path), the warp collectives (`shfl.sync`, `vote.sync`, `match.sync`,
+//! `redux.sync`, `activemask`, `bar.warp.sync`, with the member-mask rules), named barriers
+//! (`bar.sync`/`bar.arrive`/`bar.red` with ids and thread counts), non-inlined functions with
+//! `.local` frames, `printf` ([`Outcome::printed`]), vector accesses and the arithmetic of `-O3`
+//! code with its rounding modifiers.
+//!
+//! **Two views of `volatile`.** PTX makes a volatile access a relaxed one at system scope, so
+//! volatile accesses of the same location never race with each other; CUDA C++ (and the
+//! published GPU race detectors) treat `volatile` as a plain access. [`Launch::volatile`]
+//! chooses ([`VolatileMode`], with an example of a kernel race-free in one view and racy in the
+//! other); `--volatile plain` on the command line.
+//!
 //! The module tree: `parse` (PTX text → functions and statements), `decode` (compact
-//! instruction forms), `exec` (the interpreter), `values` (arithmetic), `memory` (state
-//! spaces, mbarrier objects), `sched` (scheduler, barriers, host threads, hangs), `race` (the
-//! detector), `report` (findings), [`cli`] (the `ptx-sim` command, also `cargo host sim`).
+//! instruction forms; `decode/arith` and `decode/collective` for the cold arithmetic and the
+//! barriers and warp collectives), `exec` (the interpreter), `arith`/`fmath` (the cold
+//! arithmetic, rounding exactly), `values` (arithmetic), `vector` (vector and read-only
+//! accesses), `calls` and `printf` (calls, returns, `vprintf`), `memory` (state spaces,
+//! mbarrier objects), `sched` (scheduler, CTA barriers in `sched/barrier`, warp collectives in
+//! `sched/collective`, host threads, hangs), `race` (the detector), `report` (findings),
+//! [`cli`] (the `ptx-sim` command, also `cargo host sim`).
 //!
 //! ```
 //! use ptx_sim::{Arg, EXAMPLE_PTX, Launch, Simulator};
@@ -30,25 +49,30 @@
 //! assert_eq!(u32::from_le_bytes(out.buffers[0][..4].try_into().unwrap()), (0..32u32).sum::<u32>());
 //! ```
 
+mod arith;
+mod calls;
 pub mod cli;
 mod cluster;
 pub mod decode;
 mod exec;
+mod fmath;
 mod isa;
 mod launch;
 mod mbarrier;
 mod memory;
 mod parse;
+mod printf;
 mod race;
 mod report;
 mod sched;
 mod values;
+mod vector;
 mod wide;
 
 pub use decode::Program;
 use decode::{Callee, Op, Symbol};
 use exec::{Frame, State, Thread, World};
-pub use launch::{Arg, EXAMPLE_PTX, Launch, Outcome, SimError};
+pub use launch::{Arg, EXAMPLE_PTX, Launch, Outcome, SimError, VolatileMode};
 use parse::VarSpace;
 pub use report::{Finding, FindingKind};
 pub use sched::{HostCtx, HostStatus, HostThread, Mode};
@@ -248,9 +272,9 @@ impl Simulator {
     /// assert!(sim.kernel("count").is_ok());
     /// assert!(sim.kernel("missing").unwrap_err().to_string().contains("no kernel named `missing`"));
     /// // An instruction outside the supported set is named with its PTX line.
-    /// let odd = EXAMPLE_PTX.replace("\tret;", "\tvote.sync.all.pred %p1, 1, -1;\n\tret;");
+    /// let odd = EXAMPLE_PTX.replace("\tret;", "\tcp.async.wait_all;\n\tret;");
     /// let e = Simulator::new(&odd).unwrap().kernel("count").unwrap_err().to_string();
-    /// assert!(e.contains("vote.sync.all.pred") && e.contains("PTX line 19"), "{e}");
+    /// assert!(e.contains("cp.async.wait_all") && e.contains("PTX line 19"), "{e}");
     /// ```
     pub fn kernel(&self, name: &str) -> Result<Kernel, SimError> {
         let index = self
@@ -307,8 +331,19 @@ impl Simulator {
                 }
             }
         }
-        // Direct calls named module functions: now name decoded ones.
+        // Direct calls named module functions: now name decoded ones; CUDA's `printf` and
+        // `assert` are the toolkit's `vprintf` and `__assertfail`, declared and not defined.
         for inst in &mut prog.insts {
+            if let Op::Call(callee @ Callee::Direct(_), ..) = &mut inst.op
+                && let Callee::Direct(f) = *callee
+                && self.module.funcs[f as usize].body.is_none()
+            {
+                match self.module.funcs[f as usize].name.as_str() {
+                    "vprintf" => *callee = Callee::Vprintf,
+                    "__assertfail" => *callee = Callee::AssertFail,
+                    _ => {}
+                }
+            }
             if let Op::Call(Callee::Direct(f), ..) = &mut inst.op {
                 *f = *prog.by_module_index.get(f).ok_or_else(|| {
                     SimError::BadInput(format!(
@@ -532,7 +567,7 @@ impl Kernel {
                     device: false,
                 });
             }
-            race::Race::new(places, launch.seed)
+            race::Race::new(places, launch.seed, self.prog.has_nc)
         });
         let mut world = World {
             prog: &self.prog,
@@ -545,6 +580,8 @@ impl Kernel {
             progress: false,
             mb_clocks: Vec::new(),
             race_hit: None,
+            volatile_plain: launch.volatile == VolatileMode::Plain,
+            printed: Vec::new(),
         };
         let mut s = sched::Scheduler::new(
             &mut world,
@@ -566,6 +603,7 @@ impl Kernel {
                 .map(|&r| world.mem.regions[r].data.clone())
                 .collect(),
             instructions: world.instructions,
+            printed: std::mem::take(&mut world.printed),
         })
     }
 }

@@ -49,6 +49,8 @@ pub enum Stmt {
     Local(Var),
     /// A `.param` declared inside a call sequence.
     Param(Param),
+    /// Registers declared by name without `%` (`.reg .f16 low, high;`).
+    Regs(Vec<String>),
 }
 
 /// A function (`.entry` kernel or `.func`), with its body if defined here.
@@ -484,8 +486,17 @@ fn parse_body(ps: &[Piece], mut i: usize, src: &mut u32) -> Result<(Vec<Stmt>, u
                         .nth(1)
                         .and_then(|l| l.parse().ok())
                         .unwrap_or(0);
-                } else if s.starts_with(".reg") {
-                    // Registers are named where used (decode gives each name a slot).
+                } else if let Some(decl) = s.strip_prefix(".reg") {
+                    // Registers are named where used (decode gives each name a slot); names
+                    // without `%` must be declared to be told from symbols.
+                    let names: Vec<String> = decl
+                        .split([' ', '\t', ','])
+                        .filter(|w| !w.is_empty() && !w.starts_with(['.', '%']) && !w.contains('<'))
+                        .map(str::to_string)
+                        .collect();
+                    if !names.is_empty() {
+                        out.push(Stmt::Regs(names));
+                    }
                 } else if s.starts_with(".local") || s.starts_with(".shared") {
                     out.push(Stmt::Local(parse_var(s, line)?));
                 } else if s.starts_with(".param") {

@@ -93,8 +93,20 @@ pub struct RaceHit {
     pub reason: &'static str,
 }
 
+/// Why a read through `ld.global.nc` and a write of the launch conflict, whatever orders them.
+pub const READ_ONLY_REASON: &str = "ld.global.nc reads through the non-coherent read-only path, which the memory model does not cover (PTX ISA 8.1): a location written during the kernel must not be read there";
+
+/// The `ld.global.nc` reads and the writes of a launch, per (region, granule): the last of each.
+#[derive(Default)]
+struct ReadOnly {
+    reads: HashMap<(u64, u32), Shadow>,
+    writes: HashMap<(u64, u32), Shadow>,
+}
+
 /// Race-detection state of a launch.
 pub struct Race {
+    /// Kept when the program reads through `ld.global.nc`.
+    read_only: Option<ReadOnly>,
     pub places: Vec<Place>,
     vcs: Vec<Vec<u32>>,
     /// Clock of each thread at its last release fence, with the fence's scope.
@@ -113,7 +125,7 @@ fn join(into: &mut [u32], from: &[u32]) {
 }
 
 impl Race {
-    pub fn new(places: Vec<Place>, seed: u64) -> Race {
+    pub fn new(places: Vec<Place>, seed: u64, read_only: bool) -> Race {
         let n = places.len();
         let vcs = (0..n)
             .map(|t| {
@@ -123,6 +135,7 @@ impl Race {
             })
             .collect();
         Race {
+            read_only: read_only.then(ReadOnly::default),
             places,
             vcs,
             fence_rel: vec![None; n],
@@ -140,6 +153,33 @@ impl Race {
     /// Checks and records an access of the bytes `mask` of granule `granule` of `area` (a key
     /// for the region or the CTA's shared memory); returns the first race it completes.
     pub fn access(&mut self, area: u64, granule: u32, mask: u8, a: Access) -> Option<RaceHit> {
+        let mut read_only_hit = None;
+        if a.write
+            && area < 1 << 32
+            && let Some(ro) = &mut self.read_only
+        {
+            let new = Shadow {
+                tid: a.tid,
+                clock: 0,
+                mask,
+                write: true,
+                strong: a.strong,
+                scope: a.scope,
+                inst: a.inst,
+            };
+            if let Some(r) = ro
+                .reads
+                .get(&(area, granule))
+                .filter(|r| r.mask & mask != 0)
+            {
+                read_only_hit = Some(RaceHit {
+                    earlier: *r,
+                    later: a,
+                    reason: READ_ONLY_REASON,
+                });
+            }
+            ro.writes.insert((area, granule), new);
+        }
         let shadow = self.shadows.entry(area).or_default();
         if shadow.len() <= granule as usize {
             shadow.resize(granule as usize + 1, Granule::default());
@@ -202,7 +242,45 @@ impl Race {
                 (self.rng % SLOTS as u64) as usize
             });
         g[slot] = new;
-        hit
+        read_only_hit.or(hit)
+    }
+
+    /// A read through `ld.global.nc` of the bytes `mask` of `granule` of global region `area`
+    /// by `t` at instruction `inst`: a conflict with a write of the launch, before or after.
+    pub fn read_only(
+        &mut self,
+        area: u64,
+        granule: u32,
+        mask: u8,
+        t: u32,
+        inst: u32,
+    ) -> Option<RaceHit> {
+        let ro = self.read_only.as_mut()?;
+        let read = Shadow {
+            tid: t,
+            clock: 0,
+            mask,
+            write: false,
+            strong: false,
+            scope: Scope::Sys,
+            inst,
+        };
+        ro.reads.insert((area, granule), read);
+        let w = ro
+            .writes
+            .get(&(area, granule))
+            .filter(|w| w.mask & mask != 0)?;
+        Some(RaceHit {
+            earlier: *w,
+            later: Access {
+                tid: t,
+                write: false,
+                strong: false,
+                scope: Scope::Sys,
+                inst,
+            },
+            reason: READ_ONLY_REASON,
+        })
     }
 
     /// A strong read of `loc` at `scope` by `t`: joins the releases it synchronises with (into

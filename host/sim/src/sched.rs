@@ -6,7 +6,12 @@ use super::exec::{Event, State, Thread, World};
 use super::memory::{self, Loc};
 use super::race::RaceHit;
 use super::report::{Finding, FindingKind, inst_name, thread_name};
+use barrier::CtaBarriers;
 use core::sync::atomic::Ordering;
+
+mod barrier;
+mod cluster;
+mod collective;
 
 /// How threads are interleaved.
 ///
@@ -204,15 +209,6 @@ impl HostCtx<'_, '_> {
     }
 }
 
-/// Barrier arrivals of one CTA: per barrier id, the threads there and the instruction each
-/// arrived at.
-#[derive(Default, Clone)]
-struct CtaBarriers {
-    /// (thread, instruction, `.aligned`) of each arrival.
-    waiting: Vec<Vec<(u32, u32, bool)>>,
-    expected: Vec<Option<u32>>,
-}
-
 /// Runs threads (and host threads) to completion or to the first stopping finding.
 pub struct Scheduler<'w, 'p> {
     pub world: &'w mut World<'p>,
@@ -229,9 +225,10 @@ pub struct Scheduler<'w, 'p> {
     parked: Vec<u32>,
     /// Threads of each CTA that have exited.
     exited: Vec<u32>,
-    /// Threads waiting at `bar.warp.sync`, per (CTA, warp, member mask), with the instruction
-    /// each arrived at.
-    warp_waits: std::collections::HashMap<(u32, u32, u32), Vec<(u32, u32)>>,
+    /// Lanes waiting at warp collectives, per (CTA, warp).
+    warp_groups: std::collections::HashMap<(u32, u32), Vec<collective::WarpGroup>>,
+    /// Lanes waiting at `activemask`, per (CTA, warp), with the instruction.
+    active_waits: std::collections::HashMap<(u32, u32), Vec<(u32, u32)>>,
     /// The cluster barrier of each cluster, and each thread's pending arrival.
     cluster_bars: Vec<super::cluster::Barrier>,
     cluster_arrivals: super::cluster::Arrivals,
@@ -269,7 +266,8 @@ impl<'w, 'p> Scheduler<'w, 'p> {
             live,
             exited: vec![0; ctas],
             parked: Vec::new(),
-            warp_waits: Default::default(),
+            warp_groups: Default::default(),
+            active_waits: Default::default(),
             cluster_bars: vec![Default::default(); clusters],
             cluster_arrivals: vec![None; device_threads],
             seen_races: Default::default(),
@@ -327,6 +325,26 @@ impl<'w, 'p> Scheduler<'w, 'p> {
             )
         };
         let why = hit.reason;
+        if why == super::race::READ_ONLY_REASON {
+            let earlier = (e.write, e.strong, e.scope, e.inst, e.tid);
+            let later = (l.write, l.strong, l.scope, l.inst, t);
+            let (w, r) = if e.write {
+                (earlier, later)
+            } else {
+                (later, earlier)
+            };
+            let text = format!(
+                "{} {} by {} and ld.global.nc read {} by {} at {}: {why}",
+                kind(w.0, w.1, w.2),
+                self.inst(w.3),
+                self.name(w.4),
+                self.inst(r.3),
+                self.name(r.4),
+                self.world.mem.describe(addr),
+            );
+            self.findings.push(Finding::new(FindingKind::Race, text));
+            return;
+        }
         let text = format!(
             "{} {} by {} and {} {} by {} at {}, unordered by the schedule's causality order and {why}",
             kind(e.write, e.strong, e.scope),
@@ -340,72 +358,11 @@ impl<'w, 'p> Scheduler<'w, 'p> {
         self.findings.push(Finding::new(FindingKind::Race, text));
     }
 
-    /// Handles thread `t` arriving at barrier `id` at instruction `at`.
-    fn arrive(&mut self, t: u32, id: u32, count: Option<u32>, at: u32, aligned: bool) {
-        let cta = self.threads[t as usize].cta as usize;
-        let b = &mut self.bars[cta];
-        let id = id as usize;
-        if b.waiting.len() <= id {
-            b.waiting.resize(id + 1, Vec::new());
-            b.expected.resize(id + 1, None);
-        }
-        b.waiting[id].push((t, at, aligned));
-        b.expected[id] = count.or(b.expected[id]);
-        self.threads[t as usize].state = State::AtBarrier(id as u32);
-        self.live.retain(|&x| x != t);
-        if self.exited[cta] > 0 && self.bars[cta].expected[id].is_none() {
-            let gone = (0..self.threads.len() as u32)
-                .find(|&x| {
-                    self.threads[x as usize].cta as usize == cta
-                        && self.threads[x as usize].state == State::Done
-                })
-                .unwrap_or(t);
-            let text = format!(
-                "{} waits at barrier {id} ({}) which {} can no longer reach: it has exited (a barrier in conditional code must be reached by every thread of the CTA)",
-                self.name(t),
-                self.inst(at),
-                self.name(gone)
-            );
-            self.stop(FindingKind::Divergence, text);
-            return;
-        }
-        self.try_complete(cta, id);
-    }
-
-    fn try_complete(&mut self, cta: usize, id: usize) {
-        let expected = self.bars[cta].expected[id].unwrap_or(self.cta_threads) as usize;
-        let waiting = &self.bars[cta].waiting[id];
-        if waiting.len() < expected {
-            return;
-        }
-        let arrivals = std::mem::take(&mut self.bars[cta].waiting[id]);
-        self.bars[cta].expected[id] = None;
-        // `.aligned`: every thread of a warp at the same barrier instruction.
-        for (i, &(a, ia, aligned_a)) in arrivals.iter().enumerate() {
-            let la = self.threads[a as usize].lin;
-            let other = arrivals[i + 1..].iter().find(|&&(b, ib, aligned_b)| {
-                (aligned_a || aligned_b) && self.threads[b as usize].lin / 32 == la / 32 && ib != ia
-            });
-            if let Some(&(b, ib, _)) = other {
-                let text = format!(
-                    "threads {} and {} of one warp reached barrier {id} at different instructions, {} and {} (bar.sync is .aligned: every thread of the warp must execute the same barrier instruction)",
-                    self.name(a),
-                    self.name(b),
-                    self.inst(ia),
-                    self.inst(ib)
-                );
-                self.stop(FindingKind::Divergence, text);
-                return;
-            }
-        }
-        let ids: Vec<u32> = arrivals.iter().map(|a| a.0).collect();
-        self.release(&ids);
-    }
-
-    /// The threads `ids` leave a barrier (CTA or warp) together: each one's accesses before it
-    /// happen before every one's after it (race detection), and they run again.
-    fn release(&mut self, ids: &[u32]) {
-        if let Some(race) = &mut self.world.race {
+    /// The threads `ids` leave a barrier or collective together and run again; with `sync`
+    /// (barriers), each one's accesses before it happen before every one's after it (race
+    /// detection).
+    fn release(&mut self, ids: &[u32], sync: bool) {
+        if sync && let Some(race) = &mut self.world.race {
             race.join_all(ids);
         }
         for &t in ids {
@@ -416,148 +373,6 @@ impl<'w, 'p> Scheduler<'w, 'p> {
             self.live.sort_unstable();
         }
         self.world.progress = true;
-    }
-
-    /// Handles thread `t` arriving at `bar.warp.sync mask` at instruction `at`: it waits until
-    /// every lane of the mask has arrived with the same mask; then, as at a CTA barrier, each
-    /// member's accesses before it happen before every member's accesses after it (the PTX ISA's
-    /// guarantee of memory ordering among the threads participating in the barrier).
-    fn warp_sync(&mut self, t: u32, mask: u32, at: u32) {
-        let th = &self.threads[t as usize];
-        let (cta, lane, warp) = (th.cta, th.lin % 32, th.lin / 32);
-        let lanes = (self.cta_threads - warp * 32).min(32);
-        let existing = if lanes == 32 {
-            u32::MAX
-        } else {
-            (1 << lanes) - 1
-        };
-        let problem = if mask & (1 << lane) == 0 {
-            Some(format!("does not include the thread's own lane {lane}"))
-        } else if mask & !existing != 0 {
-            Some(format!(
-                "names lanes that do not exist: warp {warp} of a block of {} threads has {lanes}",
-                self.cta_threads
-            ))
-        } else {
-            None
-        };
-        if let Some(problem) = problem {
-            let text = format!(
-                "{} at {}: bar.warp.sync member mask {mask:#010x} {problem} (undefined in PTX)",
-                self.name(t),
-                self.inst(at)
-            );
-            self.stop(FindingKind::Fault, text);
-            return;
-        }
-        self.threads[t as usize].state = State::AtBarrier(u32::MAX);
-        self.live.retain(|&x| x != t);
-        let waiting = self.warp_waits.entry((cta, warp, mask)).or_default();
-        waiting.push((t, at));
-        if waiting.len() < mask.count_ones() as usize {
-            return;
-        }
-        let ids: Vec<u32> = self
-            .warp_waits
-            .remove(&(cta, warp, mask))
-            .unwrap_or_default()
-            .into_iter()
-            .map(|(t, _)| t)
-            .collect();
-        self.release(&ids);
-    }
-
-    /// The linear cluster of thread `t`.
-    fn cluster_index(&self, t: u32) -> usize {
-        self.world
-            .mem
-            .shape
-            .cluster_of(self.threads[t as usize].ctaid) as usize
-    }
-
-    /// `barrier.cluster.arrive` by thread `t` at `at`: counts the arrival (with a release of
-    /// the thread's accesses so far unless `.relaxed`); the last arrival of the cluster's threads
-    /// completes the phase and releases the threads waiting for it.
-    fn cluster_arrive(&mut self, t: u32, relaxed: bool, at: u32) {
-        let c = self.cluster_index(t);
-        if self.cluster_arrivals[t as usize].is_some() {
-            let text = format!(
-                "{} at {}: barrier.cluster.arrive again before barrier.cluster.wait (undefined in PTX: each thread arrives, then waits, once per phase)",
-                self.name(t),
-                self.inst(at)
-            );
-            self.stop(FindingKind::Fault, text);
-            return;
-        }
-        let bar = &mut self.cluster_bars[c];
-        self.cluster_arrivals[t as usize] = Some(bar.phase);
-        if !relaxed && let Some(race) = &mut self.world.race {
-            race.release_into(t, &mut bar.clock);
-        }
-        bar.arrived += 1;
-        self.world.progress = true;
-        if bar.arrived < self.cta_threads * self.world.mem.shape.size() {
-            return;
-        }
-        bar.phase += 1;
-        bar.arrived = 0;
-        bar.done = std::mem::take(&mut bar.clock);
-        let (waiting, done) = (std::mem::take(&mut bar.waiting), bar.done.clone());
-        for (w, _) in waiting {
-            if let Some(race) = &mut self.world.race {
-                race.absorb(w, &done);
-            }
-            self.cluster_arrivals[w as usize] = None;
-            self.threads[w as usize].state = State::Ready;
-            self.live.push(w);
-        }
-        if self.mode == Mode::WarpLockstep {
-            self.live.sort_unstable();
-        }
-    }
-
-    /// `barrier.cluster.wait` by thread `t` at `at`: returns at once (acquiring the phase) when
-    /// the phase of its arrival has completed, else waits for it.
-    fn cluster_wait(&mut self, t: u32, at: u32) {
-        let c = self.cluster_index(t);
-        let Some(phase) = self.cluster_arrivals[t as usize] else {
-            let text = format!(
-                "{} at {}: barrier.cluster.wait without a barrier.cluster.arrive before it (undefined in PTX)",
-                self.name(t),
-                self.inst(at)
-            );
-            self.stop(FindingKind::Fault, text);
-            return;
-        };
-        let bar = &mut self.cluster_bars[c];
-        if bar.phase > phase {
-            if let Some(race) = &mut self.world.race {
-                race.absorb(t, &bar.done);
-            }
-            self.cluster_arrivals[t as usize] = None;
-            return;
-        }
-        bar.waiting.push((t, at));
-        self.threads[t as usize].state = State::AtBarrier(u32::MAX - 1);
-        self.live.retain(|&x| x != t);
-    }
-
-    /// After thread `t` of `cta` exited: a barrier its CTA waits at can no longer complete.
-    fn check_unreachable(&mut self, cta: usize, exited: u32) {
-        for id in 0..self.bars[cta].waiting.len() {
-            if let Some(&(w, at, _)) = self.bars[cta].waiting[id].first()
-                && self.bars[cta].expected[id].is_none()
-            {
-                let text = format!(
-                    "{} exited while {} waits at barrier {id} ({}): the barrier can no longer be reached by every thread of the CTA",
-                    self.name(exited),
-                    self.name(w),
-                    self.inst(at)
-                );
-                self.stop(FindingKind::Divergence, text);
-                return;
-            }
-        }
     }
 
     /// Runs until every thread is done or a finding stops the launch.
@@ -618,7 +433,8 @@ impl<'w, 'p> Scheduler<'w, 'p> {
                 }
                 match ev {
                     Event::Yield => {}
-                    Event::Barrier(id, count, aligned) => {
+                    Event::Barrier(bar) => {
+                        let count = bar.count;
                         if count.is_some_and(|c| c == 0 || c % 32 != 0 || c > self.cta_threads) {
                             let text = format!(
                                 "{} at {}: barrier thread count {} is not a positive multiple of 32 up to the CTA's {} threads",
@@ -629,24 +445,37 @@ impl<'w, 'p> Scheduler<'w, 'p> {
                             );
                             self.stop(FindingKind::Fault, text);
                         } else {
-                            self.arrive(t, id, count, at, aligned);
+                            self.arrive(t, bar, at);
                         }
                     }
                     Event::WarpSync(mask) => self.warp_sync(t, mask, at),
                     Event::ClusterArrive(relaxed) => self.cluster_arrive(t, relaxed, at),
                     Event::ClusterWait => self.cluster_wait(t, at),
+                    Event::Collective => self.collective(t, at),
                     Event::Exited => {
                         self.threads[t as usize].state = State::Done;
                         self.exited[cta] += 1;
                         self.live.remove(k);
                         self.world.progress = true;
                         self.check_unreachable(cta, t);
+                        let th = &self.threads[t as usize];
+                        let key = (th.cta, th.lin / 32);
+                        if self.warp_groups.contains_key(&key)
+                            || self.active_waits.contains_key(&key)
+                        {
+                            self.lane_exited(key);
+                        }
                     }
                     Event::Fault(f) => {
                         let text = format!("{} at {}: {f}", self.name(t), self.inst(at));
                         self.stop(FindingKind::Fault, text);
                     }
                 }
+            }
+            // Lockstep: a thread that left the live list (exit, barrier) at the cursor's
+            // previous position must not make the next one lose its turn.
+            if self.mode == Mode::WarpLockstep && self.live.get(k) != Some(&t) && cursor > k {
+                cursor -= 1;
             }
             if self.stopped() {
                 return false;
@@ -697,8 +526,20 @@ impl<'w, 'p> Scheduler<'w, 'p> {
         let stuck: Vec<(u32, u32)> = self
             .bars
             .iter()
-            .flat_map(|b| b.waiting.iter().flatten().map(|&(t, at, _)| (t, at)))
-            .chain(self.warp_waits.values().flatten().copied())
+            .flat_map(|b| {
+                b.arrivals
+                    .iter()
+                    .flatten()
+                    .filter(|a| a.waits)
+                    .map(|a| (a.t, a.at))
+            })
+            .chain(
+                self.warp_groups
+                    .values()
+                    .flatten()
+                    .flat_map(|g| g.members.iter().copied()),
+            )
+            .chain(self.active_waits.values().flatten().copied())
             .collect();
         let cluster_stuck: Vec<(u32, u32)> = self
             .cluster_bars

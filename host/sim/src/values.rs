@@ -28,7 +28,7 @@ fn from_f32(f: f32) -> u64 {
 
 /// A half-precision value (`f16` bits, or `bf16` bits when `brain`) widened to `f32`, exactly.
 #[inline]
-fn half_to_f32(bits: u16, brain: bool) -> f32 {
+pub(super) fn half_to_f32(bits: u16, brain: bool) -> f32 {
     if brain {
         half::bf16::from_bits(bits).to_f32()
     } else {
@@ -38,7 +38,7 @@ fn half_to_f32(bits: u16, brain: bool) -> f32 {
 
 /// `x` rounded to nearest even at half precision (`bf16` when `brain`), as bits.
 #[inline]
-fn half_from_f64(x: f64, brain: bool) -> u16 {
+pub(super) fn half_from_f64(x: f64, brain: bool) -> u16 {
     if brain {
         half::bf16::from_f64(x).to_bits()
     } else {

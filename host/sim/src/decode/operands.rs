@@ -15,6 +15,10 @@ pub(super) struct FnDecoder<'a> {
     pub(super) fixups: Vec<(usize, String)>,
     /// Functions called or whose address is taken: module indices.
     pub(super) reached: Vec<u32>,
+    /// Registers declared without `%` (`.reg .f16 low;` in the toolkit headers' inline asm).
+    pub(super) declared: std::collections::HashSet<String>,
+    /// Whether an `ld.global.nc` was decoded.
+    pub(super) has_nc: bool,
 }
 
 pub(super) fn err(i: &RawInstr, what: impl std::fmt::Display) -> SimError {
@@ -47,7 +51,7 @@ impl FnDecoder<'_> {
         }
     }
     pub(super) fn dst(&mut self, i: &RawInstr, s: &str) -> Result<u32, SimError> {
-        if s.starts_with('%') {
+        if s.starts_with('%') || self.declared.contains(s) {
             Ok(self.reg(s))
         } else {
             Err(err(i, format!("`{s}` is not a register")))
@@ -58,11 +62,15 @@ impl FnDecoder<'_> {
         if let Some(sp) = special(s) {
             return Ok(Src::Special(sp));
         }
-        if s.starts_with('%') {
+        if s.starts_with('%') || self.declared.contains(s) {
             return Ok(Src::Reg(self.reg(s)));
         }
         if let Some(v) = parse_int(s) {
             return Ok(Src::Imm(v));
+        }
+        if s == "WARP_SZ" {
+            // The PTX constant nvcc emits for `warpSize`.
+            return Ok(Src::Imm(32));
         }
         if let Some(f) = float_literal(s) {
             return Ok(Src::Imm(f));
@@ -85,12 +93,13 @@ impl FnDecoder<'_> {
             .strip_prefix('[')
             .and_then(|r| r.strip_suffix(']'))
             .ok_or_else(|| err(i, format!("`{s}` is not an address")))?;
-        let (base, off) = match inner.rfind(['+', '-']).filter(|&p| p > 0) {
+        // `[base+off]`, `[base-off]` and nvcc's `[base+-off]`.
+        let (base, off) = match inner.find(['+', '-']).filter(|&p| p > 0) {
             Some(p) => {
-                let o = parse_int(&inner[p + 1..])
-                    .ok_or_else(|| err(i, format!("bad offset in `{s}`")))?
-                    as i64;
-                (&inner[..p], if &inner[p..=p] == "-" { -o } else { o })
+                let text = inner[p + 1..].trim();
+                let o =
+                    parse_int(text).ok_or_else(|| err(i, format!("bad offset in `{s}`")))? as i64;
+                (inner[..p].trim(), if &inner[p..=p] == "-" { -o } else { o })
             }
             None => (inner, 0),
         };
