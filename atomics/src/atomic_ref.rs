@@ -1,6 +1,6 @@
 //! `AtomicRef<'a, T, S>`: an atomic view of memory the caller owns; `cuda::atomic_ref<T, S>`.
 
-use crate::{Atomic, AtomicPrimitive, Scope, System};
+use crate::{Atomic, AtomicPrimitive, Global, Scope, Shared, System};
 use core::fmt;
 use core::ops::Deref;
 use core::sync::atomic::Ordering;
@@ -88,6 +88,60 @@ impl<'a, T: AtomicPrimitive, S: Scope> AtomicRef<'a, T, S> {
         Self {
             atomic: unsafe { &*atomic },
         }
+    }
+
+    /// An atomic view of the `T` at `ptr` in **global** memory (a `cudaMalloc`ed kernel argument,
+    /// a device `static`): every operation is the `.global` form of the operation of scope `S`
+    /// (`cvta.to.global` of the address, then `red.relaxed.gpu.global.add.f32`, …), so ptxas
+    /// emits `RED`/`ATOMG`/`LDG` without the fallback paths of a generic address. The view's
+    /// scope is [`Global<S>`](crate::Global), whose [`KIND`](Scope::KIND) is that of `S`. On
+    /// the host and under loom it is [`from_ptr`](Self::from_ptr).
+    ///
+    /// # Safety
+    /// That of [`from_ptr`](Self::from_ptr), and `ptr` is a generic address of global memory
+    /// (PTX `isspacep.global`); a debug device build checks this and traps otherwise.
+    ///
+    /// ```
+    /// use scoped_atomics::{AtomicRef, Device, Ordering};
+    /// let mut hits = 0u32;
+    /// // SAFETY: live and aligned, only accessed through the view; a kernel would pass a
+    /// // pointer to global memory here.
+    /// let r = unsafe { AtomicRef::<u32, Device>::from_global_ptr(&mut hits) };
+    /// r.add(2, Ordering::Relaxed); // `red.relaxed.gpu.global.add.u32` on the device
+    /// assert_eq!(r.load(Ordering::Acquire), 2);
+    /// ```
+    #[inline(always)]
+    pub unsafe fn from_global_ptr(ptr: *mut T) -> AtomicRef<'a, T, Global<S>> {
+        // SAFETY: the caller's contract; the space is the caller's promise too.
+        unsafe { AtomicRef::<'a, T, Global<S>>::from_ptr(ptr) }
+    }
+
+    /// An atomic view of the `T` at `ptr` in the **shared** memory of the calling thread's
+    /// block (a [`block_shared!`](crate::block_shared) array): every operation is the `.shared`
+    /// form of the operation of scope `S` (`atom.relaxed.cta.shared.add.u32`, … on the shared
+    /// address that `cvta.to.shared` would give, computed as the distance from the shared window
+    /// so that LLVM folds it into a `block_shared!` array's index), so ptxas emits `ATOMS`/`LDS`
+    /// without the fallback paths of a generic address. The
+    /// view's scope is [`Shared<S>`](crate::Shared). On the host and under loom it is
+    /// [`from_ptr`](Self::from_ptr).
+    ///
+    /// # Safety
+    /// That of [`from_ptr`](Self::from_ptr), and `ptr` is a generic address of the block's shared
+    /// memory (PTX `isspacep.shared`); a debug device build checks this and traps otherwise.
+    ///
+    /// ```
+    /// use scoped_atomics::{AtomicRef, Block, Ordering};
+    /// let mut bins = [0u32; 4];
+    /// // SAFETY: live and aligned, only accessed through the view; a kernel would pass an
+    /// // element of a `block_shared!` array here.
+    /// let bin = unsafe { AtomicRef::<u32, Block>::from_shared_ptr(&mut bins[1]) };
+    /// bin.fetch_add(1, Ordering::Relaxed); // `atom.relaxed.cta.shared.add.u32` on the device
+    /// assert_eq!(bins, [0, 1, 0, 0]);
+    /// ```
+    #[inline(always)]
+    pub unsafe fn from_shared_ptr(ptr: *mut T) -> AtomicRef<'a, T, Shared<S>> {
+        // SAFETY: the caller's contract; the space is the caller's promise too.
+        unsafe { AtomicRef::<'a, T, Shared<S>>::from_ptr(ptr) }
     }
 
     /// The same location viewed with scope `S2`.

@@ -113,30 +113,32 @@ mod imp {
     use super::Dim3;
     use core::arch::asm;
 
+    /// One special register triple, each component through its `core::arch::nvptx` intrinsic
+    /// (`llvm.nvvm.read.ptx.sreg.tid.x`, …) rather than one `asm!` for all three: LLVM drops the
+    /// components a kernel does not use, and knows each one's range (`%tid.x` < 1024, `%ntid.x`
+    /// ≥ 1, …), so index arithmetic stays narrow and bounds checks fold.
     macro_rules! special_register {
-        ($name:ident, $reg:literal) => {
+        ($name:ident, $x:ident, $y:ident, $z:ident) => {
             #[inline(always)]
             pub fn $name() -> Dim3 {
-                let (x, y, z): (u32, u32, u32);
-                // SAFETY: reading special registers has no side effect.
+                use core::arch::nvptx::{$x, $y, $z};
+                // SAFETY: reading a special register has no side effect; the values are
+                // non-negative (as `i32`), so the casts keep them.
                 unsafe {
-                    asm!(
-                        concat!("mov.u32 {x}, %", $reg, ".x;"),
-                        concat!("mov.u32 {y}, %", $reg, ".y;"),
-                        concat!("mov.u32 {z}, %", $reg, ".z;"),
-                        x = out(reg32) x, y = out(reg32) y, z = out(reg32) z,
-                        options(pure, nomem, nostack),
-                    )
-                };
-                Dim3 { x, y, z }
+                    Dim3 {
+                        x: $x() as u32,
+                        y: $y() as u32,
+                        z: $z() as u32,
+                    }
+                }
             }
         };
     }
 
-    special_register!(thread_idx, "tid");
-    special_register!(block_idx, "ctaid");
-    special_register!(block_dim, "ntid");
-    special_register!(grid_dim, "nctaid");
+    special_register!(thread_idx, _thread_idx_x, _thread_idx_y, _thread_idx_z);
+    special_register!(block_idx, _block_idx_x, _block_idx_y, _block_idx_z);
+    special_register!(block_dim, _block_dim_x, _block_dim_y, _block_dim_z);
+    special_register!(grid_dim, _grid_dim_x, _grid_dim_y, _grid_dim_z);
 
     /// `llvm.nvvm.barrier0` (`bar.sync 0`), through `core::arch::nvptx::_syncthreads`.
     ///
@@ -186,6 +188,29 @@ mod imp {
         // SAFETY: suspends the thread for about `ns` nanoseconds (sm_70+).
         unsafe { asm!("nanosleep.u32 {t};", t = in(reg32) ns, options(nostack)) }
     }
+}
+
+/// The block's shared window: a pointer whose address is the generic address of shared
+/// address 0 (`cvta.shared` of 0), so that a shared variable's generic address is this plus its
+/// shared address. `block_shared!` makes its pointer so, and `from_shared_ptr` and
+/// `plain::read_shared` take the distance from this pointer as the shared address, which LLVM
+/// folds (the difference of two pointers from one base) to the variable's shared address plus
+/// the index. A pure `asm!`: computed once per kernel.
+#[cfg(target_arch = "nvptx64")]
+#[doc(hidden)]
+#[inline(always)]
+pub fn shared_window() -> *mut u8 {
+    let base: *mut u8;
+    // SAFETY: an address conversion; no memory access. A pointer output (not an integer cast
+    // to one), so that LLVM folds the difference of two pointers derived from it.
+    unsafe {
+        core::arch::asm!(
+            "{{ .reg .u64 %shared_zero; mov.u64 %shared_zero, 0; cvta.shared.u64 {b}, %shared_zero; }}",
+            b = out(reg64) base,
+            options(pure, nomem, nostack),
+        )
+    };
+    base
 }
 
 #[cfg(all(not(target_arch = "nvptx64"), any(feature = "std", loom)))]
@@ -379,7 +404,15 @@ pub use api::*;
 /// as `T` and filled with the byte `kernel::emulation::SHARED_FILL` (`0xA5`, so a `u32` reads
 /// `0xA5A5_A5A5`) rather than zeroed, so that a kernel that forgets to initialise its shared
 /// memory fails on the host as it would on a GPU instead of reading convenient zeros. Accesses
-/// that race must be atomic, e.g. through `AtomicRef::<T, Block>::from_ptr`.
+/// that race must be atomic: through `AtomicRef::<T, Block>::from_shared_ptr`, whose operations
+/// name the shared state space (`atom.relaxed.cta.shared.add.u32`: ptxas emits one `ATOMS`
+/// where a generic address gets `ATOM` with fallback paths), or `from_ptr`. Plain accesses
+/// ordered by barriers go through `plain::read_shared`/`write_shared` (`ld.shared`/`st.shared`
+/// with 32-bit shared addresses, as CUDA C++ has).
+///
+/// On the device the pointer is the shared window's generic address plus the array's shared
+/// address, computed where LLVM sees it, so that those accesses index the array by its shared
+/// address without converting the generic address back.
 ///
 /// A device crate that uses the macro needs `#![feature(asm_experimental_arch)]` (the array is
 /// declared and addressed with `global_asm!`/`asm!`, expanded in the caller's crate).
@@ -398,12 +431,16 @@ pub use api::*;
 /// ```
 ///
 /// ```no_run
-/// use scoped_atomics::{block_shared, AtomicRef, Block, Ordering};
+/// use scoped_atomics::{block_shared, plain, AtomicRef, Block, Ordering};
 /// // In a kernel body:
-/// let bins = block_shared!(BINS: [u32; 16]);
+/// let bins = block_shared!(BINS: [u32; 16]).cast::<u32>();
 /// // SAFETY: the array lives as long as the block; every racing access is atomic.
-/// let bin = unsafe { AtomicRef::<u32, Block>::from_ptr(bins.cast::<u32>().add(3)) };
+/// let bin = unsafe { AtomicRef::<u32, Block>::from_shared_ptr(bins.add(3)) };
 /// bin.fetch_add(1, Ordering::Relaxed);
+/// // … after a `sync_threads()`:
+/// // SAFETY: in the block's shared memory; the barrier ordered the atomic writes before.
+/// let count = unsafe { plain::read_shared(bins.add(3)) };
+/// # let _ = count;
 /// ```
 #[macro_export]
 macro_rules! block_shared {
@@ -427,16 +464,19 @@ macro_rules! __block_shared_impl {
             size = const __SCOPED_ATOMICS_SIZE,
             align = const __SCOPED_ATOMICS_ALIGN,
         );
-        let address: u64;
-        // SAFETY: converts the address of the array above to a generic address.
+        let shared: u64;
+        // SAFETY: the shared-space address of the array above; no memory access.
         unsafe {
             ::core::arch::asm!(
-                concat!("cvta.shared.u64 {a}, __scoped_atomics_shared_", stringify!($name), "_", line!(), "_", column!(), ";"),
-                a = out(reg64) address,
+                concat!("mov.u64 {a}, __scoped_atomics_shared_", stringify!($name), "_", line!(), "_", column!(), ";"),
+                a = out(reg64) shared,
                 options(pure, nomem, nostack),
             )
         };
-        address as *mut [$t; $n]
+        // Its generic address (what `cvta.shared` gives), as arithmetic LLVM sees: the state-space
+        // forms subtract the window base again and index the array by its shared address.
+        // SAFETY: the array lies in the shared window, so its address is within the window.
+        unsafe { $crate::kernel::shared_window().add(shared as usize) }.cast::<[$t; $n]>()
     }};
 }
 

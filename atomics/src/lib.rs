@@ -143,6 +143,7 @@ pub mod plain;
 mod primitive;
 mod scope;
 mod scoped;
+mod space;
 pub mod sync;
 pub mod time;
 
@@ -164,4 +165,5 @@ pub use scoped::{
     AtomicIsize, AtomicPtr, AtomicU8, AtomicU16, AtomicU32, AtomicU64, AtomicU128, AtomicUsize,
     block, cluster, device, system, thread,
 };
+pub use space::{Global, Shared, StateSpace};
 pub use sync::{ArrivalToken, Barrier, BinarySemaphore, CountingSemaphore, Latch};

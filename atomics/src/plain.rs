@@ -15,6 +15,11 @@
 //! is correct because of a barrier pass. Memory that is only ever accessed plainly can use
 //! ordinary Rust accesses; use these where the location is also viewed atomically.
 //!
+//! [`read_shared`]/[`write_shared`] and [`read_global`]/[`write_global`] are the same accesses
+//! for memory the caller knows to be shared or global: on the device they name the state space
+//! (`ld.shared.b32`), as [`AtomicRef::from_shared_ptr`](crate::AtomicRef::from_shared_ptr) does
+//! for atomics.
+//!
 //! ```
 //! use scoped_atomics::{plain, AtomicRef, Device, Ordering};
 //! let mut counter = 7u32;
@@ -110,4 +115,111 @@ pub unsafe fn write<T: AtomicPrimitive>(ptr: *mut T, value: T) {
     // provenance.
     // SAFETY: the caller's contract.
     unsafe { ptr.write(value) };
+}
+
+/// [`read`](fn@read) of memory the caller knows to be the block's **shared** memory (a
+/// [`block_shared!`](crate::block_shared) array): on the device `ld.shared` with the 32-bit
+/// shared address (what `cvta.to.shared` gives, computed as the distance from the shared window,
+/// which LLVM folds into the array's index) — ptxas emits `LDS` and 32-bit address arithmetic, as
+/// for CUDA C++, where a plain access gets a generic `LD` and 64-bit arithmetic. On the host and
+/// under loom it is [`read`](fn@read).
+///
+/// # Safety
+/// That of [`read`](fn@read), and `ptr` is a generic address of the calling thread's block's
+/// shared memory (a debug device build checks this with `isspacep.shared` and traps otherwise).
+///
+/// ```
+/// let x = 5u32;
+/// // SAFETY: live, and no thread writes it; in a kernel `&x` would be in shared memory.
+/// assert_eq!(unsafe { scoped_atomics::plain::read_shared(&x) }, 5);
+/// ```
+#[inline(always)]
+#[track_caller]
+pub unsafe fn read_shared<T: AtomicPrimitive>(ptr: *const T) -> T {
+    #[cfg(target_arch = "nvptx64")]
+    // SAFETY: the caller's contract.
+    return unsafe { crate::imp::plain_space::read_shared(ptr) };
+    #[cfg(not(target_arch = "nvptx64"))]
+    // SAFETY: the caller's contract.
+    return unsafe { read(ptr) };
+}
+
+/// [`write`](fn@write) to the block's **shared** memory: on the device `st.shared` with the
+/// 32-bit shared address (see [`read_shared`]). On the host and under loom it is [`write`](fn@write).
+///
+/// # Safety
+/// That of [`write`](fn@write), and `ptr` is a generic address of the calling thread's block's
+/// shared memory (checked with `isspacep.shared` in a debug device build).
+///
+/// ```
+/// let mut x = 0u16;
+/// // SAFETY: live and not otherwise used; in a kernel it would be in shared memory.
+/// unsafe { scoped_atomics::plain::write_shared(&mut x, 9) };
+/// assert_eq!(x, 9);
+/// ```
+#[inline(always)]
+#[track_caller]
+pub unsafe fn write_shared<T: AtomicPrimitive>(ptr: *mut T, value: T) {
+    #[cfg(target_arch = "nvptx64")]
+    // SAFETY: the caller's contract.
+    unsafe {
+        crate::imp::plain_space::write_shared(ptr, value)
+    };
+    #[cfg(not(target_arch = "nvptx64"))]
+    // SAFETY: the caller's contract.
+    unsafe {
+        write(ptr, value)
+    };
+}
+
+/// [`read`](fn@read) of memory the caller knows to be **global** memory: on the device
+/// `ld.global` after `cvta.to.global` of the address (see [`read_shared`]). On the host and
+/// under loom it is [`read`](fn@read).
+///
+/// # Safety
+/// That of [`read`](fn@read), and `ptr` is a generic address of global memory (checked with
+/// `isspacep.global` in a debug device build).
+///
+/// ```
+/// let x = -2i64;
+/// // SAFETY: live, and no thread writes it.
+/// assert_eq!(unsafe { scoped_atomics::plain::read_global(&x) }, -2);
+/// ```
+#[inline(always)]
+#[track_caller]
+pub unsafe fn read_global<T: AtomicPrimitive>(ptr: *const T) -> T {
+    #[cfg(target_arch = "nvptx64")]
+    // SAFETY: the caller's contract.
+    return unsafe { crate::imp::plain_space::read_global(ptr) };
+    #[cfg(not(target_arch = "nvptx64"))]
+    // SAFETY: the caller's contract.
+    return unsafe { read(ptr) };
+}
+
+/// [`write`](fn@write) to **global** memory: on the device `st.global` after `cvta.to.global`
+/// (see [`read_shared`]). On the host and under loom it is [`write`](fn@write).
+///
+/// # Safety
+/// That of [`write`](fn@write), and `ptr` is a generic address of global memory (checked with
+/// `isspacep.global` in a debug device build).
+///
+/// ```
+/// let mut x = 0.0f32;
+/// // SAFETY: live and not otherwise used.
+/// unsafe { scoped_atomics::plain::write_global(&mut x, 1.5) };
+/// assert_eq!(x, 1.5);
+/// ```
+#[inline(always)]
+#[track_caller]
+pub unsafe fn write_global<T: AtomicPrimitive>(ptr: *mut T, value: T) {
+    #[cfg(target_arch = "nvptx64")]
+    // SAFETY: the caller's contract.
+    unsafe {
+        crate::imp::plain_space::write_global(ptr, value)
+    };
+    #[cfg(not(target_arch = "nvptx64"))]
+    // SAFETY: the caller's contract.
+    unsafe {
+        write(ptr, value)
+    };
 }

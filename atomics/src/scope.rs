@@ -4,9 +4,10 @@
 //! selects the PTX scope qualifier; on the host it changes no machine instruction, but the loom
 //! mirror uses it to decide whether two operations are *morally strong* (PTX ISA 8.7) or race.
 
+use crate::StateSpace;
 use core::fmt;
 
-mod sealed {
+pub(crate) mod sealed {
     pub trait Sealed {}
 }
 
@@ -94,7 +95,8 @@ impl fmt::Display for ScopeKind {
 }
 
 /// A thread scope as a type parameter: [`Thread`], [`Block`], [`Cluster`], [`Device`] or
-/// [`System`]. Sealed: the PTX model has exactly these scopes.
+/// [`System`] — or one of them on memory of a known state space ([`Global<S>`](crate::Global),
+/// [`Shared<S>`](crate::Shared)). Sealed: the PTX model has exactly these scopes.
 ///
 /// ```
 /// use scoped_atomics::{Block, Scope, ScopeKind};
@@ -108,6 +110,9 @@ pub trait Scope:
     const KIND: ScopeKind;
     /// The PTX scope qualifier (`.cta`, `.cluster`, `.gpu` or `.sys`).
     const PTX: &'static str = Self::KIND.ptx();
+    /// The state space of the memory operations: [`Generic`](StateSpace::Generic) for the five
+    /// scopes, `Global` for [`Global<S>`](crate::Global), `Shared` for [`Shared<S>`](crate::Shared).
+    const SPACE: StateSpace = StateSpace::Generic;
 }
 
 /// The scopes whose barriers may carry a completion function

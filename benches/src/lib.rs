@@ -63,5 +63,7 @@
 //! (never more than libcu++; fewer on 16-bit cases and on acquire/release fences at sm_90), and
 //! explains the cases where ours has more. See [`device_cost`].
 
+pub mod cuda_tools;
 pub mod device_cost;
+pub mod kernel_cost;
 pub mod summary;

@@ -13,6 +13,7 @@
 //! dropped), registers and stack frame bytes (local memory) from `ptxas -v`; for sm_80 and
 //! sm_90. Writes `target/device-cost/primitives.md` and prints it.
 
+use benches::cuda_tools::{self, CudaTools, nvcc_ptx};
 use benches::device_cost as dc;
 use scoped_atomics_host::ptx::{self, Error, Target, Toolchain};
 use std::collections::BTreeMap;
@@ -195,41 +196,6 @@ fn cuda_source() -> String {
     src + CUDA_SHARED
 }
 
-/// The CUDA tools of `tools/paths.env` beyond ptxas.
-struct Cuda {
-    nvcc: PathBuf,
-    cuobjdump: PathBuf,
-    nvdisasm_dir: PathBuf,
-    includes: [PathBuf; 2],
-}
-
-fn cuda_tools(root: &Path) -> Result<Cuda, Error> {
-    let env_file = root.join("tools/paths.env");
-    let text = fs::read_to_string(&env_file)
-        .map_err(|e| Error::Missing(format!("{} ({e})", env_file.display())))?;
-    let paths = ptx::parse_paths_env(&text);
-    let get = |key: &str| -> Result<PathBuf, Error> {
-        let rel = paths
-            .get(key)
-            .ok_or_else(|| Error::Missing(format!("no {key} in {}", env_file.display())))?;
-        let p = root.join(rel);
-        if p.exists() {
-            Ok(p)
-        } else {
-            Err(Error::Missing(format!(
-                "{key}: {} does not exist",
-                p.display()
-            )))
-        }
-    };
-    Ok(Cuda {
-        nvcc: get("NVCC_13")?,
-        cuobjdump: get("CUOBJDUMP_13")?,
-        nvdisasm_dir: get("NVDISASM_13")?.parent().unwrap().to_path_buf(),
-        includes: [get("CCCL_INCLUDE_13")?, get("CUDA_INCLUDE_13")?],
-    })
-}
-
 fn run(cmd: &mut Command, what: &str) -> Result<String, Error> {
     let out = cmd
         .output()
@@ -268,20 +234,13 @@ fn our_ptx(tc: &Toolchain, target: Target) -> Result<PathBuf, Error> {
 }
 
 /// libcu++'s kernels' PTX for `target`.
-fn their_ptx(tc: &Toolchain, cuda: &Cuda, target: Target) -> Result<PathBuf, Error> {
+fn their_ptx(tc: &Toolchain, cuda: &CudaTools, target: Target) -> Result<PathBuf, Error> {
     let dir = tc.root.join("target/device-cost/primitives");
     fs::create_dir_all(&dir).map_err(|e| Error::Failed(e.to_string()))?;
     let source = dir.join("primitives.cu");
     fs::write(&source, cuda_source()).map_err(|e| Error::Failed(e.to_string()))?;
     let out = dir.join(format!("libcu-{}.ptx", target.name()));
-    let mut cmd = Command::new(&cuda.nvcc);
-    cmd.args(["-ptx", "-std=c++17", "-O3"])
-        .arg(format!("-arch={}", target.arch()));
-    for inc in &cuda.includes {
-        cmd.arg("-I").arg(inc);
-    }
-    cmd.arg(&source).arg("-o").arg(&out);
-    run(&mut cmd, "nvcc")?;
+    nvcc_ptx(cuda, &source, target.arch(), &out)?;
     Ok(out)
 }
 
@@ -297,70 +256,23 @@ struct Cost {
 
 fn measure(
     tc: &Toolchain,
-    cuda: &Cuda,
+    cuda: &CudaTools,
     ptx_path: &Path,
     target: Target,
 ) -> Result<BTreeMap<String, Cost>, Error> {
-    let text = fs::read_to_string(ptx_path).map_err(|e| Error::Failed(e.to_string()))?;
-    let cubin = ptx_path.with_extension("cubin");
-    let log = run(
-        Command::new(tc.ptxas(target))
-            .args(["-v", &format!("-arch={}", target.arch())])
-            .arg(ptx_path)
-            .arg("-o")
-            .arg(&cubin),
-        "ptxas",
-    )?;
-    let report = ptx::parse_ptxas_log(&log);
-    // `ptxas info : Function properties for NAME` / `N bytes stack frame, …`.
-    let mut stack: BTreeMap<String, u32> = BTreeMap::new();
-    let mut current = None;
-    for line in log.lines() {
-        if let Some(rest) = line.split("Function properties for ").nth(1) {
-            current = Some(rest.trim().to_string());
-        } else if let (Some(f), Some(n)) =
-            (&current, line.trim().split(" bytes stack frame").next())
-            && line.contains("bytes stack frame")
-        {
-            stack.insert(f.clone(), n.trim().parse().unwrap_or(0));
-        }
-    }
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    let mut dirs = vec![cuda.nvdisasm_dir.clone()];
-    dirs.extend(std::env::split_paths(&path));
-    let listing = run(
-        Command::new(&cuda.cuobjdump)
-            .env("PATH", std::env::join_paths(dirs).unwrap())
-            .arg("-sass")
-            .arg(&cubin),
-        "cuobjdump -sass",
-    )?;
-    let sass = dc::parse_sass(&listing);
-    let mut costs = BTreeMap::new();
-    for kernel in ptx::parse_kernels(&text).into_iter().filter(|k| k.entry) {
-        let items = ptx::instructions(&kernel);
-        let instrs: Vec<&ptx::Instr> = items
-            .iter()
-            .filter_map(|i| match i {
-                ptx::Item::Instr(i) => Some(i),
-                ptx::Item::Label(_) => None,
-            })
-            .collect();
-        costs.insert(
-            kernel.name.clone(),
-            Cost {
-                ptx: instrs.len(),
-                calls: instrs
-                    .iter()
-                    .filter(|i| i.mnemonic.starts_with("call"))
-                    .count(),
-                sass: sass.get(&kernel.name).map_or(0, |s| dc::sass_cost(s).total),
-                registers: report.registers.get(&kernel.name).copied().unwrap_or(0),
-                stack: stack.get(&kernel.name).copied().unwrap_or(0),
-            },
-        );
-    }
-    Ok(costs)
+    Ok(cuda_tools::measure(tc, cuda, ptx_path, target)?
+        .into_iter()
+        .map(|(name, m)| {
+            let cost = Cost {
+                ptx: m.ptx,
+                calls: m.calls,
+                sass: dc::sass_cost(&m.sass).total,
+                registers: m.registers,
+                stack: m.stack,
+            };
+            (name, cost)
+        })
+        .collect())
 }
 
 fn table(target: Target, ours: &BTreeMap<String, Cost>, theirs: &BTreeMap<String, Cost>) -> String {
@@ -403,7 +315,7 @@ fn table(target: Target, ours: &BTreeMap<String, Cost>, theirs: &BTreeMap<String
 fn main() -> ExitCode {
     let result = (|| -> Result<String, Error> {
         let tc = Toolchain::discover()?;
-        let cuda = cuda_tools(&tc.root)?;
+        let cuda = CudaTools::discover(&tc.root)?;
         let mut md = String::from(
             "## Device cost of the primitives: a static model\n\n\
              Instruction counts of the kernels (not timings; no GPU is involved): ours built with \

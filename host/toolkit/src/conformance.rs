@@ -79,6 +79,11 @@ impl Checked {
 
 /// Whether a kernel is named like a probe: `<op>__…__<scope>`.
 pub fn is_probe_name(name: &str) -> bool {
+    let name = abi::Space::ALL
+        .iter()
+        .filter(|s| **s != abi::Space::Generic)
+        .find_map(|s| name.strip_suffix(s.suffix()))
+        .unwrap_or(name);
     name.rsplit_once("__")
         .is_some_and(|(_, scope)| abi::Scope::ALL.iter().any(|s| s.name() == scope))
 }

@@ -25,9 +25,12 @@
 //! `--verbose` (for `demo` and `ptx`) adds the per-operation and CAS-loop tables and the
 //! per-kernel instruction lists.
 //!
-//! `ptx --crate PATH [--target T|all] [--out DIR] [--debug]` builds a user's kernel crate
-//! instead, with [`scoped_atomics_host::build::PtxBuilder`] (every target by default), assembles
-//! each PTX with ptxas and lists its kernels; the PTX goes to `DIR` (default `PATH/target/ptx`).
+//! `ptx --crate PATH [--target T|all] [--out DIR] [--debug] [--no-runtime-unroll]` builds a
+//! user's kernel crate instead, with [`scoped_atomics_host::build::PtxBuilder`] (every target by
+//! default), assembles each PTX with ptxas and lists its kernels; the PTX goes to `DIR` (default
+//! `PATH/target/ptx`). `--no-runtime-unroll` is `PtxBuilder::runtime_unroll(false)`: LLVM does
+//! not unroll loops of run-time trip count, which keeps a loop around a spin (a ticket lock)
+//! from being copied ×4.
 //!
 //! `new DIR` writes a new kernel project into `DIR`: a copy of the repository's `examples/`
 //! workspace whose path dependencies point at this checkout (`cd DIR && cargo test`).
@@ -104,6 +107,10 @@ struct PtxArgs {
     /// Build --crate in the dev profile.
     #[arg(long, requires = "kernel_crate")]
     debug: bool,
+    /// Build --crate without LLVM's runtime loop unrolling (`PtxBuilder::runtime_unroll(false)`):
+    /// a loop around a spin (a ticket lock) is not copied ×4.
+    #[arg(long, requires = "kernel_crate")]
+    no_runtime_unroll: bool,
 }
 
 /// The targets of `--target`.
@@ -153,7 +160,13 @@ fn ptx(args: PtxArgs) -> ExitCode {
     let (kernel_crate, out_dir, release, verbose) =
         (args.kernel_crate, args.out_dir, !args.debug, args.verbose);
     if let Some(path) = kernel_crate {
-        return ptx_crate(&path, &targets, out_dir.as_deref(), release, verbose);
+        let options = CrateOptions {
+            out: out_dir.as_deref(),
+            release,
+            runtime_unroll: !args.no_runtime_unroll,
+            verbose,
+        };
+        return ptx_crate(&path, &targets, &options);
     }
     let tc = match Toolchain::discover() {
         Ok(tc) => tc,
@@ -252,15 +265,23 @@ fn new(dir: &str) -> ExitCode {
     }
 }
 
+/// The options of `ptx --crate PATH`.
+struct CrateOptions<'a> {
+    out: Option<&'a str>,
+    release: bool,
+    runtime_unroll: bool,
+    verbose: bool,
+}
+
 /// `ptx --crate PATH`: builds a user's kernel crate for each target with `PtxBuilder`, assembles
 /// it with ptxas, and lists its kernels.
-fn ptx_crate(
-    path: &str,
-    targets: &[Target],
-    out: Option<&str>,
-    release: bool,
-    verbose: bool,
-) -> ExitCode {
+fn ptx_crate(path: &str, targets: &[Target], options: &CrateOptions) -> ExitCode {
+    let &CrateOptions {
+        out,
+        release,
+        runtime_unroll,
+        verbose,
+    } = options;
     use scoped_atomics_host::build::{Error, PtxBuilder};
     use scoped_atomics_host::ptx::{self, Item};
     let mut failed = false;
@@ -276,6 +297,7 @@ fn ptx_crate(
         let mut builder = PtxBuilder::new(path)
             .arch(target.name())
             .release(release)
+            .runtime_unroll(runtime_unroll)
             .verify_with_ptxas(true);
         if let Some(dir) = out {
             builder = builder.out_dir(dir);

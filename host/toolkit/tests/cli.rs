@@ -141,3 +141,28 @@ fn a_missing_nightly_is_named_with_the_command_that_installs_it() {
         "{e}"
     );
 }
+
+#[test]
+fn no_runtime_unroll_goes_with_a_kernel_crate() {
+    let o = run(&["ptx", "--no-runtime-unroll"]);
+    assert_eq!(o.status.code(), Some(2));
+    let e = stderr(&o);
+    assert!(e.contains("--crate"), "{e}");
+    assert!(!e.contains("panicked"), "{e}");
+    // Accepted with `--crate`: the error is then about the path.
+    let o = run(&[
+        "ptx",
+        "--no-runtime-unroll",
+        "--crate",
+        "/nonexistent/kernels",
+        "--target",
+        "sm_70",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    let e = stderr(&o);
+    assert!(
+        e.contains("/nonexistent/kernels is not a kernel crate"),
+        "{e}"
+    );
+    assert!(!e.contains("panicked"), "{e}");
+}

@@ -4,10 +4,18 @@
 //! The template of every `asm!` is a string literal built by `concat!`: instruction, `.sem`, scope
 //! qualifier, type. Each function expands to one `asm!` per (`.sem`, scope) pair; with the constant
 //! orderings of normal code, inlining leaves exactly one. Every `asm!` may read and write memory
-//! (no `nomem`/`readonly`), so it is also a compiler barrier, as the orderings require.
+//! (no `nomem`/`readonly`), so it is also a compiler barrier, as the orderings require — except
+//! the relaxed load, which is `readonly`: `ld.relaxed` writes no memory and orders nothing, so
+//! LLVM may keep plain data it loaded before it in registers across it (with a memory clobber, a
+//! polling loop re-read its unrelated arguments on every trip). It stays a side effect — not
+//! `pure` — so that LLVM neither merges two loads of the location nor hoists a spin's load out of
+//! its loop.
+//!
+//! The state space of a [`Global`](crate::Global) or [`Shared`](crate::Shared) scope adds its
+//! qualifier after the scope's, on an address converted by [`in_space`]; fences have none.
 
 use super::table::{HAS_B128_LOAD_STORE, HAS_B128_RMW, HAS_B128_SYSTEM, HAS_CLUSTER_SCOPE, Sem};
-use crate::{Scope, ScopeKind};
+use crate::{Scope, ScopeKind, StateSpace};
 use core::arch::asm;
 use core::marker::PhantomData;
 
@@ -86,19 +94,88 @@ macro_rules! scoped_asm {
             _ => trap(),
         }
     }};
-    (@scope $S:ty, $op:literal, $sem:literal, $tail:expr, ($($operands:tt)*)) => {
-        match <$S as Scope>::KIND {
-            ScopeKind::Thread | ScopeKind::Block => {
-                asm!(concat!($op, ".", $sem, ".cta", $tail), $($operands)*)
-            }
-            #[cfg(target_feature = "sm_90")]
-            ScopeKind::Cluster => asm!(concat!($op, ".", $sem, ".cluster", $tail), $($operands)*),
-            #[cfg(not(target_feature = "sm_90"))]
-            ScopeKind::Cluster => trap(),
-            ScopeKind::Device => asm!(concat!($op, ".", $sem, ".gpu", $tail), $($operands)*),
-            ScopeKind::System => asm!(concat!($op, ".", $sem, ".sys", $tail), $($operands)*),
+    // A memory instruction: the scope qualifier, then the state space's (none for a generic
+    // address; `table::space` holds the rows). The address operand `p` has been converted to the
+    // space by `in_space`.
+    (@scope $S:ty, $op:literal, $sem:literal, $tail:expr, $operands:tt) => {
+        match <$S as Scope>::SPACE {
+            StateSpace::Generic => scoped_asm!(@kind $S, $op, $sem, "", $tail, $operands),
+            StateSpace::Global => scoped_asm!(@kind $S, $op, $sem, ".global", $tail, $operands),
+            StateSpace::Shared => scoped_asm!(@kind $S, $op, $sem, ".shared", $tail, $operands),
         }
     };
+    (@kind $S:ty, $op:literal, $sem:literal, $space:literal, $tail:expr, ($($operands:tt)*)) => {
+        match <$S as Scope>::KIND {
+            ScopeKind::Thread | ScopeKind::Block => {
+                asm!(concat!($op, ".", $sem, ".cta", $space, $tail), $($operands)*)
+            }
+            #[cfg(target_feature = "sm_90")]
+            ScopeKind::Cluster => asm!(concat!($op, ".", $sem, ".cluster", $space, $tail), $($operands)*),
+            #[cfg(not(target_feature = "sm_90"))]
+            ScopeKind::Cluster => trap(),
+            ScopeKind::Device => asm!(concat!($op, ".", $sem, ".gpu", $space, $tail), $($operands)*),
+            ScopeKind::System => asm!(concat!($op, ".", $sem, ".sys", $space, $tail), $($operands)*),
+        }
+    };
+}
+
+/// The address operand of a memory instruction of scope `S`: `p` itself for a generic address;
+/// for a [`Global`](crate::Global) scope, `p` converted by `cvta.to.global.u64` (a pure `asm!`,
+/// so LLVM may hoist it out of a loop or share it between operations on one location); for a
+/// [`Shared`](crate::Shared) scope, `p` minus the generic address of the shared window — what
+/// `cvta.to.shared` computes, but as arithmetic LLVM sees: on a `block_shared!` pointer
+/// (the window's base plus the array's shared address, see `kernel::shared_window`) the
+/// base cancels and the instruction gets the array's shared address plus the index, as in
+/// CUDA C++ (ptxas does not fold a `cvta.shared` and a `cvta.to.shared` around the index
+/// arithmetic: two instructions per access). A debug build first checks with `isspacep` that
+/// `p` is in the space, and traps if not.
+#[inline(always)]
+pub(super) fn in_space<S: Scope, P>(p: *mut P) -> *mut P {
+    macro_rules! check {
+        ($space:literal) => {
+            #[cfg(debug_assertions)]
+            // SAFETY: tests the address and traps if it is not in the space; no memory access.
+            unsafe {
+                asm!(
+                    concat!("{{ .reg .pred %in_space; isspacep.", $space, " %in_space, {p}; @!%in_space trap; }}"),
+                    p = in(reg64) p,
+                    options(nomem, nostack),
+                )
+            };
+        };
+    }
+    match S::SPACE {
+        StateSpace::Generic => p,
+        StateSpace::Global => {
+            check!("global");
+            let address: u64;
+            // SAFETY: an address conversion; no memory access.
+            unsafe {
+                asm!(
+                    "cvta.to.global.u64 {a}, {p};",
+                    a = out(reg64) address,
+                    p = in(reg64) p,
+                    options(pure, nomem, nostack),
+                )
+            };
+            // Not a generic address any more: only the `asm!` of the operation uses it, with
+            // the space's qualifier.
+            core::ptr::without_provenance_mut(address as usize)
+        }
+        StateSpace::Shared => {
+            check!("shared");
+            // As for `Global`: a shared-space address for the operation's `asm!` alone.
+            core::ptr::without_provenance_mut(shared_offset(p) as usize)
+        }
+    }
+}
+
+/// The shared-space address of the generic address `p` of the block's shared memory: its
+/// distance from the shared window (`kernel::shared_window`), which fits 32 bits. LLVM folds it
+/// to the array's shared address plus the index for a `block_shared!` pointer.
+#[inline(always)]
+pub(super) fn shared_offset<P>(p: *mut P) -> u32 {
+    p.addr().wrapping_sub(crate::kernel::shared_window().addr()) as u32
 }
 
 /// A location width with strong loads, stores and compare-and-swap: 16, 32, 64 or 128 bits.
@@ -117,16 +194,24 @@ macro_rules! widths {
             #[inline(always)]
             unsafe fn ld<S: Scope>(p: *const Self, sem: Sem) -> Self {
                 let value: $t;
+                let p = in_space::<S, _>(p.cast_mut());
                 // SAFETY: the caller passes a valid, aligned location of this width.
                 unsafe {
-                    scoped_asm!(S, sem, "ld" [Relaxed "relaxed", Acquire "acquire"],
-                        concat!(".", $bits, " {v}, [{p}];"),
-                        (v = out($reg) value, p = in(reg64) p, options(nostack)))
+                    match sem {
+                        // `readonly`: see the module docs.
+                        Sem::Relaxed => scoped_asm!(S, sem, "ld" [Relaxed "relaxed"],
+                            concat!(".", $bits, " {v}, [{p}];"),
+                            (v = out($reg) value, p = in(reg64) p, options(readonly, nostack))),
+                        _ => scoped_asm!(S, sem, "ld" [Acquire "acquire"],
+                            concat!(".", $bits, " {v}, [{p}];"),
+                            (v = out($reg) value, p = in(reg64) p, options(nostack))),
+                    }
                 };
                 value
             }
             #[inline(always)]
             unsafe fn st<S: Scope>(p: *mut Self, value: Self, sem: Sem) {
+                let p = in_space::<S, _>(p);
                 // SAFETY: as for `ld`.
                 unsafe {
                     scoped_asm!(S, sem, "st" [Relaxed "relaxed", Release "release"],
@@ -137,6 +222,7 @@ macro_rules! widths {
             #[inline(always)]
             unsafe fn cas<S: Scope>(p: *mut Self, expected: Self, new: Self, sem: Sem) -> Self {
                 let old: $t;
+                let p = in_space::<S, _>(p);
                 // SAFETY: as for `ld`.
                 unsafe {
                     scoped_asm!(S, sem, "atom" [Relaxed "relaxed", Acquire "acquire", Release "release", AcqRel "acq_rel"],
@@ -171,11 +257,20 @@ impl Width for u128 {
         #[cfg(target_feature = "ptx83")]
         {
             let (lo, hi): (u64, u64);
+            let p = in_space::<S, _>(p.cast_mut());
             // SAFETY: the caller passes a valid location of 16 bytes, 16-aligned.
             unsafe {
-                scoped_asm!(S, sem, "{{ .reg .b128 %q_v;\n\tld" [Relaxed "relaxed", Acquire "acquire"],
-                    ".b128 %q_v, [{p}];\n\tmov.b128 {{{lo}, {hi}}}, %q_v;\n\t}}",
-                    (lo = out(reg64) lo, hi = out(reg64) hi, p = in(reg64) p, options(nostack)))
+                match sem {
+                    // `readonly`: see the module docs.
+                    Sem::Relaxed => {
+                        scoped_asm!(S, sem, "{{ .reg .b128 %q_v;\n\tld" [Relaxed "relaxed"],
+                        ".b128 %q_v, [{p}];\n\tmov.b128 {{{lo}, {hi}}}, %q_v;\n\t}}",
+                        (lo = out(reg64) lo, hi = out(reg64) hi, p = in(reg64) p, options(readonly, nostack)))
+                    }
+                    _ => scoped_asm!(S, sem, "{{ .reg .b128 %q_v;\n\tld" [Acquire "acquire"],
+                        ".b128 %q_v, [{p}];\n\tmov.b128 {{{lo}, {hi}}}, %q_v;\n\t}}",
+                        (lo = out(reg64) lo, hi = out(reg64) hi, p = in(reg64) p, options(nostack))),
+                }
             };
             join(lo, hi)
         }
@@ -191,6 +286,7 @@ impl Width for u128 {
         #[cfg(target_feature = "ptx83")]
         {
             let (lo, hi) = split(value);
+            let p = in_space::<S, _>(p);
             // SAFETY: as for `ld`.
             unsafe {
                 scoped_asm!(S, sem, "{{ .reg .b128 %q_v;\n\tmov.b128 %q_v, {{{lo}, {hi}}};\n\tst" [Relaxed "relaxed", Release "release"],
@@ -211,6 +307,7 @@ impl Width for u128 {
         {
             let ((e_lo, e_hi), (n_lo, n_hi)) = (split(expected), split(new));
             let (lo, hi): (u64, u64);
+            let p = in_space::<S, _>(p);
             // SAFETY: as for `ld`.
             unsafe {
                 scoped_asm!(S, sem, "{{ .reg .b128 %q_old, %q_cmp, %q_new;\n\tmov.b128 %q_cmp, {{{e_lo}, {e_hi}}};\n\tmov.b128 %q_new, {{{n_lo}, {n_hi}}};\n\tatom"
@@ -237,6 +334,7 @@ pub(super) unsafe fn atom_exch_b128<S: Scope>(p: *mut u128, value: u128, sem: Se
     {
         let (n_lo, n_hi) = split(value);
         let (lo, hi): (u64, u64);
+        let p = in_space::<S, _>(p);
         // SAFETY: the caller passes a valid location of 16 bytes, 16-aligned.
         unsafe {
             scoped_asm!(S, sem, "{{ .reg .b128 %q_old, %q_new;\n\tmov.b128 %q_new, {{{n_lo}, {n_hi}}};\n\tatom"
@@ -274,6 +372,7 @@ macro_rules! atom_fns {
         #[inline(always)]
         pub(super) unsafe fn $name<S: Scope>(p: *mut $t, value: $t, sem: Sem) -> $t {
             let old: $t;
+            let p = in_space::<S, _>(p);
             // SAFETY: the caller passes a valid, aligned location of this width.
             unsafe {
                 scoped_asm!(S, sem, "atom" [Relaxed "relaxed", Acquire "acquire", Release "release", AcqRel "acq_rel"],
@@ -316,6 +415,7 @@ macro_rules! red_fns {
     ($($name:ident: $t:ty, $reg:ident, $op:literal;)*) => {$(
         #[inline(always)]
         pub(super) unsafe fn $name<S: Scope>(p: *mut $t, value: $t, sem: Sem) {
+            let p = in_space::<S, _>(p);
             // SAFETY: the caller passes a valid, aligned location of this width.
             unsafe {
                 scoped_asm!(S, sem, "red" [Relaxed "relaxed", Release "release"],
@@ -357,7 +457,8 @@ macro_rules! fence_fns {
         pub(super) fn $name<S: Scope>() {
             let () = ScopeAvailable::<S>::CHECK;
             // SAFETY: a fence only orders memory accesses.
-            unsafe { scoped_asm!(@scope S, "fence", $kind, ";", (options(nostack))) }
+            // A fence has no state space: `@kind` without one.
+            unsafe { scoped_asm!(@kind S, "fence", $kind, "", ";", (options(nostack))) }
         }
     )*};
 }

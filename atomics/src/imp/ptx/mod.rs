@@ -23,6 +23,7 @@
 
 mod asm;
 mod half_bits;
+pub(crate) mod plain_space;
 mod table;
 
 use super::{RawAtomic, RawBool, RawFloat, RawInt, RawIntReduce, RawPtr, RawReduce};

@@ -23,6 +23,9 @@
 //! |                          | acq_rel | `fence.acq_rel.S`                           |
 //! |                          | seq_cst | `fence.sc.S`                                |
 //!
+//! On a scope with a state space (`Global<S>`, `Shared<S>`: [`space`]) every `ld`/`st`/`atom`/`red`
+//! row takes the space's qualifier after `S` (`ld.acquire.S.global`); the fences stay as they are.
+//!
 //! Compare-exchange is an `<rmw>` whose order covers both its success and failure orders.
 //! Reductions (`red`) are `<rmw>`s without a result; their read forms no acquire pattern
 //! (PTX ISA 8.8), so only relaxed and release exist.
@@ -31,7 +34,7 @@
 #![cfg_attr(not(target_arch = "nvptx64"), allow(dead_code))]
 
 use crate::ordering::{cas_order, check_failure, check_load, check_store};
-use crate::{Scope, ScopeKind};
+use crate::{Scope, ScopeKind, StateSpace};
 use core::sync::atomic::Ordering::{self, AcqRel, Acquire, Relaxed, Release, SeqCst};
 
 /// The `.sem` qualifier of a PTX memory instruction.
@@ -118,6 +121,23 @@ pub(crate) fn reduction(order: Ordering) -> Mapped {
     }
 }
 
+/// The state-space form of the memory instructions (`ld`, `st`, `atom`, `red`) of a scope with a
+/// state space ([`Global<S>`](crate::Global), [`Shared<S>`](crate::Shared)): the qualifier that
+/// follows the scope's (`atom.relaxed.gpu.global.add.u32`) and how the generic address becomes
+/// the space's. Fences have no state space. (`asm::scoped_asm!` spells the same qualifiers as
+/// `concat!` literals, so on the device only the guide's test reads this row.)
+#[cfg_attr(target_arch = "nvptx64", allow(dead_code))]
+pub(crate) const fn space(space: StateSpace) -> (&'static str, &'static str) {
+    match space {
+        StateSpace::Generic => ("", "the generic address"),
+        StateSpace::Global => (".global", "`cvta.to.global` of the address"),
+        StateSpace::Shared => (
+            ".shared",
+            "the address minus the shared window's (`cvta.to.shared`, folded into the index)",
+        ),
+    }
+}
+
 /// Whether this build may emit `fence.acquire` / `fence.release`: sm_90 with PTX ISA 8.6 or newer.
 pub(crate) const HAS_ACQUIRE_RELEASE_FENCES: bool =
     cfg!(all(target_feature = "sm_90", target_feature = "ptx86"));
@@ -195,6 +215,13 @@ mod tests {
             after_fence_sc(Sem::Acquire)
         );
         assert_eq!(reduction(Release), plain(Sem::Release));
+    }
+
+    #[test]
+    fn state_spaces_qualify_memory_instructions_after_the_scope() {
+        assert_eq!(space(StateSpace::Generic).0, "");
+        assert_eq!(space(StateSpace::Global).0, StateSpace::Global.ptx());
+        assert_eq!(space(StateSpace::Shared).0, StateSpace::Shared.ptx());
     }
 
     #[test]
@@ -284,6 +311,17 @@ mod tests {
             "| `fence::<Thread>` | any | {} |\n",
             fence(fence_for(ScopeKind::Thread, SeqCst, true))
         );
+        for (scope, state) in [
+            ("Global<S>", StateSpace::Global),
+            ("Shared<S>", StateSpace::Shared),
+        ] {
+            let (qualifier, address) = space(state);
+            out += &format!(
+                "| every `ld`/`st`/`atom`/`red` above, on `{scope}` | as above | the same with \
+                 `.S{qualifier}` (`atom.relaxed.S{qualifier}.add.u32`), on {address}; fences \
+                 unchanged |\n"
+            );
+        }
         out
     }
 

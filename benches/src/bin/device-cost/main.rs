@@ -11,12 +11,11 @@
 //! Exit status 2 on bad usage or missing tools (`bash tools/install.sh` installs them), 1 if a
 //! tool fails.
 
-mod cuda_tools;
 mod reasons;
 mod report;
 mod sides;
 
-use cuda_tools::{CudaTools, tool_version};
+use benches::cuda_tools::{CudaTools, tool_version};
 use report::report;
 use sides::{Side, libcudacxx_side, our_side};
 

@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use crate::cuda_tools::{CudaTools, nvcc_ptx, sass};
+use benches::cuda_tools::{CudaTools, nvcc_ptx, sass};
 
 /// One side, assembled: PTX costs and SASS of every kernel, and the `.version` of the PTX.
 pub(crate) struct Side {

@@ -1,6 +1,6 @@
 //! What a probe must emit: the table row realised per value type (the module's realisation rules).
 
-use super::{AbiTable, FLAG_OPS, Operation, Order, Probe, ProbeOp, Row, Scope, Ty, Width};
+use super::{AbiTable, FLAG_OPS, Operation, Order, Probe, ProbeOp, Row, Scope, Space, Ty, Width};
 use crate::ptx::Target;
 use std::fmt;
 
@@ -53,14 +53,38 @@ impl LoopReason {
 pub struct Expected {
     pub instructions: Vec<String>,
     pub cas_loop: Option<LoopReason>,
+    /// A `__shared` probe copies its 16-byte cell from the argument into shared memory before
+    /// the operation and back after it, with plain `ld`/`st` (no `.sem`): those copies are not
+    /// part of the sequence checked.
+    pub copies: bool,
 }
 
-fn instantiate(template: &str, scope: Scope) -> String {
-    template.replace("{S}", scope.qualifier())
+/// Where a probe's instructions are: its scope and its state space.
+#[derive(Clone, Copy)]
+struct At {
+    scope: Scope,
+    space: Space,
+}
+
+impl At {
+    /// The qualifiers of a memory instruction: the scope's, then the space's (`gpu.global`).
+    fn memory(self) -> String {
+        format!("{}{}", self.scope.qualifier(), self.space.qualifier())
+    }
+}
+
+/// A template of the table at `at`: `{S}` is the scope qualifier, followed by the space's for a
+/// memory instruction (a fence has no state space).
+fn instantiate(template: &str, at: At) -> String {
+    if template.starts_with("fence") {
+        template.replace("{S}", at.scope.qualifier())
+    } else {
+        template.replace("{S}", &at.memory())
+    }
 }
 
 /// The row's instructions, the last completed with `.<suffix>` (`ld.acquire.gpu` + `b32`).
-fn single(row: &Row, scope: Scope, suffix: &str) -> Expected {
+fn single(row: &Row, scope: At, suffix: &str) -> Expected {
     let mut instructions: Vec<String> =
         row.sequence.iter().map(|t| instantiate(t, scope)).collect();
     if let Some(last) = instructions.last_mut() {
@@ -69,12 +93,13 @@ fn single(row: &Row, scope: Scope, suffix: &str) -> Expected {
     Expected {
         instructions,
         cas_loop: None,
+        copies: false,
     }
 }
 
 /// The row's prefix, `ld.relaxed.S.bN`, and `atom.<sem>.S.cas.bN` in a loop.
-fn cas_loop(row: &Row, scope: Scope, width: Width, reason: LoopReason) -> Expected {
-    let s = scope.qualifier();
+fn cas_loop(row: &Row, scope: At, width: Width, reason: LoopReason) -> Expected {
+    let s = scope.memory();
     let bits = width.bits();
     let mut instructions: Vec<String> =
         row.prefix().iter().map(|t| instantiate(t, scope)).collect();
@@ -83,6 +108,7 @@ fn cas_loop(row: &Row, scope: Scope, width: Width, reason: LoopReason) -> Expect
     Expected {
         instructions,
         cas_loop: Some(reason),
+        copies: false,
     }
 }
 
@@ -104,20 +130,33 @@ fn op_suffix(op: &str, ty: Ty, width: Width) -> String {
 
 /// What `probe` must emit on `target`, by `table` and the realisation rules (module docs).
 pub fn expected(probe: &Probe, table: &AbiTable, target: Target) -> Expected {
-    let scope = probe.scope;
+    Expected {
+        copies: probe.space == Space::Shared,
+        ..realised(probe, table, target)
+    }
+}
+
+/// [`expected`] without the cell copies.
+fn realised(probe: &Probe, table: &AbiTable, target: Target) -> Expected {
+    let scope = At {
+        scope: probe.scope,
+        space: probe.space,
+    };
     let row = |op: Operation, order: Order| table.row(op, order, target);
     let Some(ty) = probe.ty else {
         // A fence.
-        if scope == Scope::Thread {
+        if probe.scope == Scope::Thread {
             return Expected {
                 instructions: vec![],
                 cas_loop: None,
+                copies: false,
             };
         }
         let row = row(Operation::Fence, probe.order);
         return Expected {
             instructions: row.sequence.iter().map(|t| instantiate(t, scope)).collect(),
             cas_loop: None,
+            copies: false,
         };
     };
     let width = ty.width();

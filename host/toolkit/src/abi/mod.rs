@@ -2,7 +2,9 @@
 //! the source of truth for orders) realised per value type by the rules of the device backend,
 //! and the check of a kernel's memory-model sequence against it.
 //!
-//! The probes are those `gpu-kernels/build.rs` generates, `<op>__<type>__<order>__<scope>`;
+//! The probes are those `gpu-kernels/build.rs` generates, `<op>__<type>__<order>__<scope>`,
+//! and the state-space forms `<op>__<type>__<order>__device__global` (`from_global_ptr`) and
+//! `<op>__<type>__<order>__block__shared` (`from_shared_ptr` on a `block_shared!` cell);
 //! [`probes`] enumerates them from the same rules.
 //!
 //! Realisation rules (scope `S`: thread/block → `.cta`, cluster → `.cluster`, device → `.gpu`,
@@ -23,6 +25,8 @@
 //!   128-bit ints: `swap` → `.exch.b128`, `compare_exchange` → `.cas.b128`, every `fetch_*` a
 //!   CAS loop (PTX has no 128-bit arithmetic or bitwise `atom`), no reductions.
 //! * reductions: `red.<sem>.S.<op>`, `sub` as `add`.
+//! * state space: a `__global`/`__shared` probe's `ld`/`st`/`atom`/`red` carry `.global`/`.shared`
+//!   after `S` (`atom.relaxed.gpu.global.add.u32`), its fences none.
 //! * a CAS loop with row (fence_sc?, sem): optionally `fence.sc.S`, `ld.relaxed.S.bN`, then in
 //!   a loop (a label after the `ld`, a conditional backward branch to it after the `atom`)
 //!   `atom.<sem>.S.cas.bN`.
@@ -41,4 +45,4 @@ pub use check::{check_items, check_kernel, check_sequence, snapshot_lines, snaps
 pub use expected::{Expected, LoopReason, expected};
 pub use probe_kernels::{Probe, ProbeOp, probes};
 pub use table::{ABI_TABLE, AbiTable, Condition, Operation, Order, Row};
-pub use types::{FLAG_OPS, Scope, Ty, Width};
+pub use types::{FLAG_OPS, Scope, Space, Ty, Width};

@@ -1,6 +1,6 @@
 //! The probe kernels `gpu-kernels/build.rs` generates, enumerated from the same rules.
 
-use super::{FLAG_OPS, Operation, Order, Scope, Ty, Width};
+use super::{FLAG_OPS, Operation, Order, Scope, Space, Ty, Width};
 use crate::ptx::Target;
 
 /// What a probe does.
@@ -36,7 +36,7 @@ impl ProbeOp {
 /// One probe kernel.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Probe {
-    /// `<op>__<type>__<order>__<scope>`.
+    /// `<op>__<type>__<order>__<scope>`, then `__global` or `__shared` for a state-space form.
     pub name: String,
     pub op: ProbeOp,
     /// `None` for fences.
@@ -44,13 +44,19 @@ pub struct Probe {
     /// The order (the success order of a compare-exchange).
     pub order: Order,
     pub scope: Scope,
+    /// The state space the atomic names.
+    pub space: Space,
 }
 
 /// The probe kernels `gpu-kernels/build.rs` generates for `target`, in its order.
 pub fn probes(target: Target) -> Vec<Probe> {
     let mut out = Vec::new();
     let orders = |op: Operation| op.orders().iter().copied();
-    for scope in Scope::of(target) {
+    for (space, scope) in Space::ALL
+        .into_iter()
+        .flat_map(|space| Scope::of(target).map(move |scope| (space, scope)))
+        .filter(|(space, scope)| space.probes_scope(*scope))
+    {
         let mut push = |op: ProbeOp, ty: Option<Ty>, order: Order, order_name: String| {
             let op_name = match op {
                 ProbeOp::Load => "load",
@@ -62,11 +68,16 @@ pub fn probes(target: Target) -> Vec<Probe> {
             };
             let ty_name = ty.map_or(String::new(), |t| format!("__{}", t.name()));
             out.push(Probe {
-                name: format!("{op_name}{ty_name}__{order_name}__{}", scope.name()),
+                name: format!(
+                    "{op_name}{ty_name}__{order_name}__{}{}",
+                    scope.name(),
+                    space.suffix()
+                ),
                 op,
                 ty,
                 order,
                 scope,
+                space,
             });
         };
         for ty in Ty::ALL {
@@ -99,6 +110,10 @@ pub fn probes(target: Target) -> Vec<Probe> {
                     push(ProbeOp::Reduce(op), t, o, o.name().into());
                 }
             }
+        }
+        if space != Space::Generic {
+            // `AtomicFlag` and fences have no state-space form.
+            continue;
         }
         for (op, operation) in FLAG_OPS {
             for o in orders(operation) {

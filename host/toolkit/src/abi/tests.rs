@@ -68,17 +68,21 @@ fn table_parses_and_is_complete() {
 #[test]
 fn probe_counts_follow_the_generator() {
     // Per scope: 1056 typed probes (50 each for f16 and bf16) + 4 fences + 11 flag probes
-    // (3 test, 3 clear, 5 test_and_set).
-    assert_eq!(probes(Target::Sm70).len(), 4284);
-    assert_eq!(probes(Target::Sm80).len(), 4284);
-    assert_eq!(probes(Target::Sm90).len(), 5355);
+    // (3 test, 3 clear, 5 test_and_set); and the 1056 typed probes once more in each named
+    // state space (global at device scope, shared at block scope).
+    assert_eq!(probes(Target::Sm70).len(), 4284 + 2 * 1056);
+    assert_eq!(probes(Target::Sm80).len(), 4284 + 2 * 1056);
+    assert_eq!(probes(Target::Sm90).len(), 5355 + 2 * 1056);
     // sm_90 + PTX 8.6 adds the 128-bit probes: 66 per type and scope (3 load, 3 store,
     // 5 swap, 40 fetch_*, 15 compare_exchange) for u128 and i128.
-    assert_eq!(probes(Target::Sm90Ptx86).len(), 5355 + 2 * 66 * 5);
+    assert_eq!(
+        probes(Target::Sm90Ptx86).len(),
+        5355 + 2 * 66 * 5 + 2 * (1056 + 2 * 66)
+    );
     let mut names: Vec<_> = probes(Target::Sm90).into_iter().map(|p| p.name).collect();
     names.sort();
     names.dedup();
-    assert_eq!(names.len(), 5355);
+    assert_eq!(names.len(), 5355 + 2 * 1056);
     for n in [
         "compare_exchange__u8__release_acquire__device",
         "fence__acq_rel__cluster",
@@ -90,9 +94,49 @@ fn probe_counts_follow_the_generator() {
         "test_and_set__flag__acq_rel__system",
         "fetch_add__f16__relaxed__device",
         "sub__bf16__release__cluster",
+        "add__f32__relaxed__device__global",
+        "compare_exchange__u8__release_acquire__block__shared",
     ] {
         assert!(names.binary_search(&n.to_string()).is_ok(), "{n}");
     }
+    for n in [
+        "load__u32__relaxed__block__global",
+        "fence__seq_cst__device__global",
+    ] {
+        assert!(names.binary_search(&n.to_string()).is_err(), "{n}");
+    }
+}
+
+#[test]
+fn state_space_probes_name_the_space_after_the_scope_and_fences_none() {
+    let t = Target::Sm80;
+    assert_eq!(
+        ins(t, "add__f32__relaxed__device__global"),
+        ["red.relaxed.gpu.global.add.f32"]
+    );
+    assert_eq!(
+        ins(t, "fetch_add__u32__seq_cst__device__global"),
+        ["fence.sc.gpu", "atom.acquire.gpu.global.add.u32"]
+    );
+    assert_eq!(
+        ins(t, "load__u64__seq_cst__block__shared"),
+        ["fence.sc.cta", "ld.acquire.cta.shared.b64"]
+    );
+    let byte_store = exp(t, "store__u8__seq_cst__block__shared");
+    assert_eq!(
+        byte_store.instructions,
+        [
+            "fence.sc.cta",
+            "ld.relaxed.cta.shared.b32",
+            "atom.relaxed.cta.shared.cas.b32"
+        ]
+    );
+    assert_eq!(byte_store.cas_loop, Some(LoopReason::ByteStore));
+    // The generic forms are unchanged.
+    assert_eq!(
+        ins(t, "add__f32__relaxed__device"),
+        ["red.relaxed.gpu.add.f32"]
+    );
 }
 
 #[test]

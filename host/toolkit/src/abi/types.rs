@@ -50,6 +50,50 @@ impl Scope {
     }
 }
 
+/// The state space a probe's atomic names: a generic address (the `from_ptr` probes), global
+/// memory (`AtomicRef::from_global_ptr`, `__global` probes) or the block's shared memory
+/// (`AtomicRef::from_shared_ptr` on a `block_shared!` cell, `__shared` probes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Space {
+    Generic,
+    Global,
+    Shared,
+}
+
+impl Space {
+    pub const ALL: [Space; 3] = [Space::Generic, Space::Global, Space::Shared];
+
+    /// The PTX qualifier a memory instruction carries after its scope's (`.global`), empty for
+    /// a generic address; fences carry none.
+    pub fn qualifier(self) -> &'static str {
+        match self {
+            Space::Generic => "",
+            Space::Global => ".global",
+            Space::Shared => ".shared",
+        }
+    }
+
+    /// The probe-name suffix: `""`, `"__global"`, `"__shared"`.
+    pub fn suffix(self) -> &'static str {
+        match self {
+            Space::Generic => "",
+            Space::Global => "__global",
+            Space::Shared => "__shared",
+        }
+    }
+
+    /// The scope of the probes of the space: every scope for a generic address; one for each
+    /// named space — the scope and space qualifiers are independent parts of one instruction
+    /// template, so one scope exercises every template (global: device, shared: block).
+    pub fn probes_scope(self, scope: Scope) -> bool {
+        match self {
+            Space::Generic => true,
+            Space::Global => scope == Scope::Device,
+            Space::Shared => scope == Scope::Block,
+        }
+    }
+}
+
 /// The width PTX operates at.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Width {
