@@ -395,10 +395,23 @@ fn sync_kernels(out: &mut String) {
         ),
     ];
     for (scope_name, scope_type) in SCOPES {
-        if matches!(scope_name, "thread" | "cluster") {
+        if scope_name == "thread" {
             continue;
         }
         for (operation, primitive, body) in OPERATIONS {
+            // At cluster scope (sm_90 only), the three the simulator runs in a cluster launch.
+            let cluster = scope_name == "cluster";
+            if cluster
+                && !matches!(
+                    operation,
+                    "barrier_arrive_wait" | "latch_arrive_wait" | "semaphore_acquire_release"
+                )
+            {
+                continue;
+            }
+            if cluster {
+                out.push_str("#[cfg(target_feature = \"sm_90\")]\n");
+            }
             let primitive = primitive.replace("{S}", scope_type);
             // A block barrier's parity waits need PTX ISA 7.1 on sm_80 (a compile-time error at
             // the default 7.0, where the barrier may be the hardware `mbarrier`).

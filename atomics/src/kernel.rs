@@ -1,5 +1,7 @@
 //! A small kernel API, the counterpart of `cuda_std::thread`: the thread's coordinates, the block
-//! and warp barriers, `nanosleep` and block-shared memory.
+//! and warp barriers, `nanosleep` and block-shared memory; and thread-block clusters (sm_90): the
+//! cluster coordinates, the cluster barrier ([`cluster_sync`]) and distributed shared memory
+//! ([`map_shared_rank`]).
 //!
 //! On `nvptx64` these read the special registers (`%tid`, `%ctaid`, `%ntid`, `%nctaid`) and emit
 //! `bar.sync 0`, `bar.warp.sync`, `nanosleep.u32` and `.shared` arrays. On the host they read the simulated thread
@@ -15,6 +17,9 @@
 //! # let _ = global_x as fn() -> u32;
 //! assert_eq!(Dim3::new(4, 2, 1).size(), 8);
 //! ```
+
+mod cluster;
+pub use cluster::*;
 
 /// Three-dimensional coordinates or extents (`dim3` / `uint3`).
 ///

@@ -6,15 +6,18 @@ use scoped_atomics_build::PtxBuilder;
 
 fn main() {
     // sm_70 PTX runs on every GPU from Volta on: the driver compiles it for the GPU it loads on.
-    match PtxBuilder::new("../kernels")
-        .arch("sm_70")
-        .verify_with_ptxas(true)
-        .build()
-    {
-        Ok(ptx) => println!("cargo:rustc-env=KERNELS_PTX={}", ptx.display()),
-        Err(e) => {
-            eprintln!("error: {e}");
-            std::process::exit(1);
+    // The sm_90 build adds the cluster kernels (thread-block clusters need sm_90).
+    for (arch, variable) in [("sm_70", "KERNELS_PTX"), ("sm_90", "KERNELS_PTX_SM90")] {
+        match PtxBuilder::new("../kernels")
+            .arch(arch)
+            .verify_with_ptxas(true)
+            .build()
+        {
+            Ok(ptx) => println!("cargo:rustc-env={variable}={}", ptx.display()),
+            Err(e) => {
+                eprintln!("error: {e}");
+                std::process::exit(1);
+            }
         }
     }
 }

@@ -311,3 +311,51 @@ pub unsafe fn warp_exchange(slots: *mut u32, out: *mut u32) {
     // SAFETY: the sync ordered the partner's write (same warp, in the mask) before this read.
     unsafe { out.add(me).write(slots.add(partner).read()) };
 }
+
+/// The most threads per block of [`cluster_exchange`].
+pub const CLUSTER_EXCHANGE_MAX_BLOCK: usize = 256;
+
+/// The library's cluster-scope pieces together, in distributed shared memory: a
+/// `Barrier<Cluster>` that lives in the shared memory of the cluster's rank 0 and that every
+/// block uses through `map_shared_rank`, plain writes to each block's own shared slots read by
+/// the next block of the cluster, and a `fence::<Cluster>`. Thread `t` of the block of rank `r`
+/// writes `out[2g] = 1000 × next + t` and `out[2g + 1] = 1000 × next + t + 1` (`g` its global
+/// index, `next = (r + 1) % cluster size`): what the next block wrote in each of two phases.
+///
+/// # Safety
+/// `out` is valid for two `u32`s per thread of the grid; blocks of at most
+/// [`CLUSTER_EXCHANGE_MAX_BLOCK`] threads; a cluster launch (sm_90 on the device).
+pub unsafe fn cluster_exchange(out: *mut u32) {
+    use scoped_atomics::kernel::{cluster_rank, cluster_size, cluster_sync, map_shared_rank};
+    use scoped_atomics::{Cluster, fence};
+    let place = block_shared!(CLUSTER_BARRIER: [Barrier<Cluster>; 1]).cast::<Barrier<Cluster>>();
+    let slots = block_shared!(CLUSTER_SLOTS: [u32; CLUSTER_EXCHANGE_MAX_BLOCK]).cast::<u32>();
+    let (rank, size) = (cluster_rank(), cluster_size());
+    let t = thread_idx().x as usize;
+    if rank == 0 && t == 0 {
+        // SAFETY: rank 0's shared memory; nobody uses the barrier before the cluster_sync below.
+        unsafe { place.write(Barrier::new(size * block_dim().x)) };
+    }
+    let next = (rank + 1) % size;
+    // SAFETY: `t` is below the slots' length (the caller's contract); the thread's own slot.
+    unsafe { slots.add(t).write(1000 * rank + t as u32) };
+    // The barrier's initialisation and every block's first slots are ordered before what follows,
+    // and every block runs.
+    cluster_sync();
+    // SAFETY: rank 0's barrier, initialised before the cluster_sync.
+    let barrier = unsafe { &*map_shared_rank(place, 0) };
+    let remote = map_shared_rank(slots, next);
+    let g = (block_idx().x * block_dim().x) as usize + t;
+    // SAFETY: the next block's slot `t`, written before the cluster_sync; `out` per the contract.
+    unsafe { out.add(2 * g).write(remote.add(t).read()) };
+    // Every read of phase one is done before any block writes phase two.
+    barrier.arrive_and_wait();
+    // SAFETY: the thread's own slot, which no thread reads until the barrier below.
+    unsafe { slots.add(t).write(1000 * rank + t as u32 + 1) };
+    fence::<Cluster>(Ordering::Release);
+    barrier.arrive_and_wait();
+    // SAFETY: written before the barrier; `out` per the contract.
+    unsafe { out.add(2 * g + 1).write(remote.add(t).read()) };
+    // No block exits while another still reads its shared memory.
+    cluster_sync();
+}

@@ -9,6 +9,8 @@
 //! 6. [`shared_data`]: data structures shared by host and device.
 //! 7. [`ptx_mapping`]: the PTX of every operation (generated from the code's table).
 //! 8. [`limits`]: what each checker does not check.
+//! 9. [`clusters`]: thread-block clusters (sm_90): `Cluster` scope, the cluster barrier and
+//!    distributed shared memory, and how each checker runs them.
 //!
 //! The host side is four crates, one per audience (folders under `host/` of the repository):
 //!
@@ -54,3 +56,6 @@ pub mod ptx_mapping {}
 
 #[doc = include_str!("limits.md")]
 pub mod limits {}
+
+#[doc = include_str!("clusters.md")]
+pub mod clusters {}

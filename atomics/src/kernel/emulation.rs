@@ -2,7 +2,8 @@
 // (barriers, block-shared arrays). Its documentation is on its declaration in `kernel.rs`.
 
 use super::Dim3;
-use crate::{Barrier, Block};
+use crate::sync::ArrivalToken;
+use crate::{Barrier, Block, Cluster};
 use std::alloc::{Layout, alloc, dealloc};
 use std::cell::RefCell;
 use std::sync::{Arc, Mutex};
@@ -39,7 +40,48 @@ pub struct BlockContext {
     barrier: Barrier<Block>,
     warps: WarpGroups,
     reduction: ModelMutex<BlockReduction>,
-    shared: Mutex<Vec<(&'static str, SharedArray)>>,
+    cluster: Arc<ClusterContext>,
+}
+
+/// What the blocks of one simulated thread-block cluster share: the cluster barrier and the
+/// block-shared arrays of every block (rank) of the cluster, so that
+/// [`map_shared_rank`](crate::kernel::map_shared_rank) reaches another block's array.
+///
+/// ```
+/// use scoped_atomics::kernel::{emulation::*, Dim3};
+/// // A cluster of two blocks of 32 threads; each block's context joins it.
+/// let cluster = ClusterContext::new(Dim3::x(2), 32);
+/// let (rank0, rank1) = (BlockContext::in_cluster(32, &cluster), BlockContext::in_cluster(32, &cluster));
+/// # let _ = (rank0, rank1);
+/// ```
+pub struct ClusterContext {
+    shape: Dim3,
+    barrier: Barrier<Cluster>,
+    /// (rank of the block, call site, array).
+    shared: Mutex<Vec<(u32, &'static str, SharedArray)>>,
+}
+
+impl ClusterContext {
+    /// The context of a cluster of `shape` blocks of `block_threads` threads each.
+    ///
+    /// # Panics
+    /// If the cluster has no block, or more threads than a barrier counts.
+    pub fn new(shape: Dim3, block_threads: u32) -> Arc<Self> {
+        let threads = shape
+            .size()
+            .checked_mul(block_threads)
+            .filter(|&t| t > 0 && t <= Barrier::<Cluster>::max())
+            .unwrap_or_else(|| {
+                panic!(
+                    "a cluster of {shape:?} blocks of {block_threads} threads is empty or too large"
+                )
+            });
+        Arc::new(ClusterContext {
+            shape,
+            barrier: Barrier::new(threads),
+            shared: Mutex::new(Vec::new()),
+        })
+    }
 }
 
 struct SharedArray {
@@ -59,14 +101,21 @@ impl Drop for SharedArray {
 }
 
 impl BlockContext {
-    /// The context of a block of `threads` threads.
+    /// The context of a block of `threads` threads, alone in its cluster (a launch without
+    /// clusters).
     pub fn new(threads: u32) -> Arc<Self> {
+        Self::in_cluster(threads, &ClusterContext::new(Dim3::x(1), threads))
+    }
+
+    /// The context of a block of `threads` threads of `cluster`. Its rank in the cluster is
+    /// that of its threads' `block_idx` (`block_idx % cluster shape`, linearised).
+    pub fn in_cluster(threads: u32, cluster: &Arc<ClusterContext>) -> Arc<Self> {
         Arc::new(BlockContext {
             threads,
             barrier: Barrier::new(threads),
             warps: WarpGroups::new(Vec::new()),
             reduction: ModelMutex::new(BlockReduction::default()),
-            shared: Mutex::new(Vec::new()),
+            cluster: cluster.clone(),
         })
     }
 }
@@ -257,22 +306,132 @@ pub const SHARED_FILL: u8 = 0xA5;
 /// and aligned as `T`.
 #[track_caller]
 pub fn shared<T>(site: &'static str) -> *mut T {
-    let block = with(|c| c.block.clone());
-    let mut arrays = block.shared.lock().unwrap();
-    if let Some((_, array)) = arrays.iter().find(|(s, _)| *s == site) {
-        return array.ptr.cast();
+    let (cluster, rank) = with(|c| (c.block.cluster.clone(), rank_of(c)));
+    let layout = Layout::from_size_align(size_of::<T>().max(1), align_of::<T>()).unwrap();
+    let mut arrays = cluster.shared.lock().unwrap();
+    array_of(&mut arrays, rank, site, layout).cast()
+}
+
+/// The array of `site` of the block of rank `rank`, made (filled with [`SHARED_FILL`]) if that
+/// block has not used it yet.
+fn array_of(
+    arrays: &mut Vec<(u32, &'static str, SharedArray)>,
+    rank: u32,
+    site: &'static str,
+    layout: Layout,
+) -> *mut u8 {
+    if let Some((_, _, array)) = arrays.iter().find(|(r, s, _)| (*r, *s) == (rank, site)) {
+        return array.ptr;
     }
     // Aligned as `T`, as on the device, and never zero-sized so that `alloc` may be used.
-    let size = size_of::<T>().max(1);
-    let layout = Layout::from_size_align(size, align_of::<T>()).unwrap();
     // SAFETY: `layout` has a non-zero size.
     let ptr = unsafe { alloc(layout) };
     assert!(
         !ptr.is_null(),
         "scoped-atomics: out of memory for a block-shared array"
     );
-    // SAFETY: `ptr` is a fresh allocation of `size` bytes.
-    unsafe { ptr.write_bytes(SHARED_FILL, size) };
-    arrays.push((site, SharedArray { ptr, layout }));
-    ptr.cast()
+    // SAFETY: `ptr` is a fresh allocation of `layout.size()` bytes.
+    unsafe { ptr.write_bytes(SHARED_FILL, layout.size()) };
+    arrays.push((rank, site, SharedArray { ptr, layout }));
+    ptr
+}
+
+/// The rank of the thread's block in its cluster.
+fn rank_of(c: &ThreadContext) -> u32 {
+    let shape = c.block.cluster.shape;
+    let within = Dim3::new(
+        c.block_idx.x % shape.x,
+        c.block_idx.y % shape.y,
+        c.block_idx.z % shape.z,
+    );
+    within.linear(shape)
+}
+
+/// `%clusterid`, `%nclusterid`, `%cluster_ctaid`, `%cluster_nctaid`, `%cluster_ctarank`,
+/// `%cluster_nctarank` of the simulated thread.
+#[track_caller]
+pub(crate) fn cluster_registers() -> ClusterRegisters {
+    with(|c| {
+        let shape = c.block.cluster.shape;
+        let div = |a: Dim3, b: Dim3| Dim3::new(a.x / b.x, a.y / b.y, a.z / b.z);
+        let rem = |a: Dim3, b: Dim3| Dim3::new(a.x % b.x, a.y % b.y, a.z % b.z);
+        ClusterRegisters {
+            cluster_idx: div(c.block_idx, shape),
+            cluster_grid: div(c.grid_dim, shape),
+            block_in_cluster: rem(c.block_idx, shape),
+            shape,
+            rank: rank_of(c),
+        }
+    })
+}
+
+/// The cluster coordinates of a simulated thread.
+pub(crate) struct ClusterRegisters {
+    pub(crate) cluster_idx: Dim3,
+    pub(crate) cluster_grid: Dim3,
+    pub(crate) block_in_cluster: Dim3,
+    pub(crate) shape: Dim3,
+    pub(crate) rank: u32,
+}
+
+#[cfg(not(loom))]
+std::thread_local! {
+    static ARRIVED: core::cell::Cell<bool> = const { core::cell::Cell::new(false) };
+}
+#[cfg(loom)]
+loom::thread_local! {
+    static ARRIVED: core::cell::Cell<bool> = core::cell::Cell::new(false);
+}
+
+/// `barrier.cluster.arrive`: an arrival on the cluster's barrier (a release at cluster scope).
+///
+/// # Panics
+/// If the thread arrived before and has not waited since (undefined on the device).
+#[track_caller]
+pub(crate) fn cluster_arrive() -> ArrivalToken {
+    let cluster = with(|c| c.block.cluster.clone());
+    assert!(
+        !ARRIVED.with(|a| a.replace(true)),
+        "cluster_arrive: this thread arrived at the cluster barrier before and has not waited \
+         since; each thread arrives once, then waits, per phase"
+    );
+    cluster.barrier.arrive()
+}
+
+/// `barrier.cluster.wait` for the thread's arrival `token`.
+#[track_caller]
+pub(crate) fn cluster_wait(token: ArrivalToken) {
+    let cluster = with(|c| c.block.cluster.clone());
+    ARRIVED.with(|a| a.set(false));
+    cluster.barrier.wait(token);
+}
+
+/// `mapa`: the address of the location that `ptr` (into a block-shared array of this thread's
+/// block) names in the same array of the block of rank `rank` of the cluster.
+///
+/// # Panics
+/// If `rank` is not a rank of the cluster, or `ptr` is not inside a block-shared array of the
+/// thread's own block.
+#[track_caller]
+pub(crate) fn map_shared_rank(ptr: *mut u8, rank: u32) -> *mut u8 {
+    let (cluster, own) = with(|c| (c.block.cluster.clone(), rank_of(c)));
+    let size = cluster.shape.size();
+    assert!(
+        rank < size,
+        "map_shared_rank: rank {rank} is out of range: the cluster of {:?} blocks has ranks 0..{size}",
+        cluster.shape
+    );
+    let mut arrays = cluster.shared.lock().unwrap();
+    let found = arrays.iter().find_map(|(r, site, array)| {
+        let offset = ptr.addr().wrapping_sub(array.ptr.addr());
+        (*r == own && offset < array.layout.size()).then_some((*site, array.layout, offset))
+    });
+    let Some((site, layout, offset)) = found else {
+        panic!(
+            "map_shared_rank: {ptr:p} is not inside a `block_shared!` array of this block \
+             (rank {own}); only block-shared locations have a counterpart in the other blocks"
+        )
+    };
+    // SAFETY: `offset` is within the array, and the target array has the same layout.
+    unsafe { array_of(&mut arrays, rank, site, layout).add(offset) }
 }

@@ -68,7 +68,11 @@ pub(super) const fn word(phase: u32, missing: u32) -> u64 {
 /// the waiters. The barrier can be used for any number of phases.
 ///
 /// `S` is the scope of the barrier's atomics, and so of the threads that may use it: a
-/// `Barrier<Block>` synchronises the threads of one block, a `Barrier<Device>` a whole grid, a
+/// `Barrier<Block>` synchronises the threads of one block, a `Barrier<Cluster>` the blocks of one
+/// thread-block cluster (sm_90; libcu++ has no cluster-scope `cuda::barrier` because its barrier
+/// is one block's hardware `mbarrier` — this one is two scoped atomic words, which any thread of
+/// the scope may use, in global memory or in one block's shared memory reached through
+/// [`map_shared_rank`](crate::kernel::map_shared_rank)), a `Barrier<Device>` a whole grid, a
 /// `Barrier<System>` (the default) host and device threads. Threads outside `S` that use the
 /// barrier race on it (the loom mirror reports it). The arrivals of one phase must not exceed
 /// `expected` (a panic), and a thread arrives for the next phase only after it saw the current one

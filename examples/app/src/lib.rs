@@ -5,11 +5,15 @@
 
 use kernels::BINS;
 use scoped_atomics::kernel::Dim3;
-use scoped_atomics_host::executor::{LaunchError, launch};
+use scoped_atomics_host::executor::{Launch, LaunchError, launch};
 use scoped_atomics_host::sim;
 
 /// The kernels' PTX for sm_70 (any later GPU runs it too).
 pub const PTX: &str = include_str!(env!("KERNELS_PTX"));
+
+/// The kernels' PTX for sm_90, with the cluster kernels (`cluster_histogram` and its
+/// `Block`-scope bug).
+pub const PTX_SM90: &str = include_str!(env!("KERNELS_PTX_SM90"));
 
 /// A kernel argument: a raw pointer, shared by the threads of a launch as on a GPU (the kernels
 /// synchronise every access through it).
@@ -59,6 +63,30 @@ pub fn histogram_on_host(input: &[u32], grid: u32, block: u32) -> Result<[u32; B
         // SAFETY: `len` inputs and BINS bins, live for the launch.
         unsafe { kernels::histogram(data.0, len, out.0) }
     })?;
+    Ok(bins)
+}
+
+/// The cluster histogram (`Cluster`-scope counters in distributed shared memory) on host
+/// threads, in clusters of `cluster` blocks.
+pub fn cluster_histogram_on_host(
+    input: &[u32],
+    grid: u32,
+    cluster: u32,
+    block: u32,
+) -> Result<[u32; BINS], LaunchError> {
+    let mut bins = [0u32; BINS];
+    let (data, out, len) = (
+        Arg(input.as_ptr().cast_mut()),
+        Arg(bins.as_mut_ptr()),
+        input.len(),
+    );
+    Launch::new(Dim3::x(grid), Dim3::x(block))
+        .cluster(Dim3::x(cluster))
+        .run(move || {
+            let (data, out) = (data, out);
+            // SAFETY: `len` inputs and BINS bins, live for the launch.
+            unsafe { kernels::cluster_histogram::<scoped_atomics::Cluster>(data.0, len, out.0) }
+        })?;
     Ok(bins)
 }
 
@@ -151,7 +179,12 @@ pub type SimResult<T> = Result<T, String>;
 /// Runs `kernel` of [`PTX`] in the simulator (random interleaving from `seed`) and returns its
 /// buffers, or its findings.
 fn simulate(kernel: &str, launch: &sim::Launch) -> SimResult<Vec<Vec<u8>>> {
-    let simulator = sim::Simulator::new(PTX).map_err(|e| e.to_string())?;
+    simulate_ptx(PTX, kernel, launch)
+}
+
+/// Runs `kernel` of `ptx` in the simulator.
+fn simulate_ptx(ptx: &str, kernel: &str, launch: &sim::Launch) -> SimResult<Vec<Vec<u8>>> {
+    let simulator = sim::Simulator::new(ptx).map_err(|e| e.to_string())?;
     let out = simulator
         .kernel(kernel)
         .map_err(|e| e.to_string())?
@@ -193,6 +226,38 @@ pub fn histogram_in_simulator(
     );
     launch.seed = seed;
     let buffers = simulate("histogram", &launch)?;
+    let mut bins = [0; BINS];
+    bins.copy_from_slice(&words(&buffers[1]));
+    Ok(bins)
+}
+
+/// The cluster histogram's sm_90 PTX ([`PTX_SM90`]) in the simulator: `grid` blocks of `block`
+/// threads in clusters of `cluster`, the schedule drawn from `seed`; `block_scope_bug` runs the
+/// variant whose counters have `Block` scope (a scope race between the cluster's blocks).
+pub fn cluster_histogram_in_simulator(
+    input: &[u32],
+    (grid, cluster, block): (u32, u32, u32),
+    seed: u64,
+    block_scope_bug: bool,
+) -> SimResult<[u32; BINS]> {
+    let bytes = input.iter().flat_map(|v| v.to_le_bytes()).collect();
+    let mut launch = sim::Launch::new(
+        [grid, 1, 1],
+        [block, 1, 1],
+        vec![
+            sim::Arg::Buffer(bytes),
+            sim::Arg::U64(input.len() as u64),
+            sim::Arg::Buffer(vec![0; 4 * BINS]),
+        ],
+    );
+    launch.cluster = Some([cluster, 1, 1]);
+    launch.seed = seed;
+    let kernel = if block_scope_bug {
+        "cluster_histogram_block_scope_bug"
+    } else {
+        "cluster_histogram"
+    };
+    let buffers = simulate_ptx(PTX_SM90, kernel, &launch)?;
     let mut bins = [0; BINS];
     bins.copy_from_slice(&words(&buffers[1]));
     Ok(bins)
@@ -266,11 +331,28 @@ pub fn run_on_gpu(input: &[u32]) -> Result<Option<Vec<(&'static str, bool)>>, St
     unsafe { builder.launch(config) }.map_err(e)?;
     let gpu_cells = stream.clone_dtoh(&cells).map_err(e)?;
     let host_cells = message_passing_on_host().map_err(|e| e.to_string())?;
-    Ok(Some(vec![
+    let mut results = vec![
         ("histogram", gpu_bins.as_slice() == host_bins.as_slice()),
         (
             "message_passing",
             gpu_cells.as_slice() == host_cells.as_slice(),
         ),
-    ]))
+    ];
+    // The cluster histogram (sm_90 PTX, clusters of 2 and 4) on a GPU that has clusters.
+    for (name, cluster) in [("cluster_histogram (2)", 2), ("cluster_histogram (4)", 4)] {
+        let host = cluster_histogram_on_host(input, 8, cluster, 128).map_err(|e| e.to_string())?;
+        match scoped_atomics_host::gpu::run_histogram_in_clusters(
+            PTX_SM90,
+            "cluster_histogram",
+            input,
+            &host,
+            (8, cluster, 128),
+        ) {
+            scoped_atomics_host::gpu::GpuRun::Ran(checks) => {
+                results.push((name, checks.iter().all(|(_, r)| r.is_ok())))
+            }
+            scoped_atomics_host::gpu::GpuRun::Skipped(why) => println!("{name}: {why}"),
+        }
+    }
+    Ok(Some(results))
 }

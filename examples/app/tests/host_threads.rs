@@ -16,6 +16,20 @@ fn histogram_matches_the_direct_count_on_several_grids() {
 }
 
 #[test]
+fn cluster_histogram_matches_the_direct_count_in_clusters_of_2_and_4() {
+    let input = app::input(10_007, 7);
+    let expected = app::expected_histogram(&input);
+    // Clusters smaller and larger than the bins' spread; blocks smaller than a cluster's bins.
+    for (grid, cluster, block) in [(2, 2, 64), (8, 4, 3), (16, 2, 128)] {
+        assert_eq!(
+            app::cluster_histogram_on_host(&input, grid, cluster, block).unwrap(),
+            expected,
+            "grid {grid} in clusters of {cluster} x block {block}"
+        );
+    }
+}
+
+#[test]
 fn message_passing_delivers_the_data() {
     assert_eq!(app::message_passing_on_host().unwrap(), [42, 1, 42]);
 }

@@ -6,8 +6,8 @@
 
 use app::Arg;
 use scoped_atomics::kernel::Dim3;
-use scoped_atomics::{Block, Device, Scope};
-use scoped_atomics_host::executor::launch_loom;
+use scoped_atomics::{Block, Cluster, Device, Scope};
+use scoped_atomics_host::executor::{Launch, launch_loom};
 
 fn model(f: impl Fn() + Sync + Send + 'static) {
     let mut builder = loom::model::Builder::new();
@@ -123,4 +123,37 @@ fn histogram_of_two_blocks() {
         expected[2] = 1;
         assert_eq!(bins, expected);
     });
+}
+
+fn cluster_histogram<S: Scope>() {
+    model(|| {
+        let input = Arg(Box::into_raw(Box::new([1u32, 9, 2])));
+        let bins = Arg(Box::into_raw(Box::new([0u32; kernels::BINS])));
+        // One cluster of two blocks of one thread: each block adds into the other's bins.
+        Launch::new(Dim3::x(2), Dim3::x(1))
+            .cluster(Dim3::x(2))
+            .run_loom(move || {
+                let (input, bins) = (input, bins);
+                // SAFETY: three inputs and BINS bins, live until the launch returned.
+                unsafe { kernels::cluster_histogram::<S>(input.0.cast(), 3, bins.0.cast()) }
+            })
+            .unwrap();
+        // SAFETY: the launch joined every thread; allocated above.
+        let (_, bins) = unsafe { (Box::from_raw(input.0), *Box::from_raw(bins.0)) };
+        let mut expected = [0u32; kernels::BINS];
+        expected[1] = 2; // 1 and 9
+        expected[2] = 1;
+        assert_eq!(bins, expected);
+    });
+}
+
+#[test]
+fn cluster_histogram_with_cluster_scope_counters_is_correct() {
+    cluster_histogram::<Cluster>();
+}
+
+#[test]
+#[should_panic(expected = "scope race")]
+fn cluster_histogram_with_block_scope_counters_is_a_scope_race() {
+    cluster_histogram::<Block>();
 }

@@ -20,6 +20,50 @@ fn histogram_in_the_simulator_matches_host_threads() {
 }
 
 #[test]
+fn cluster_histogram_in_the_simulator_at_sm_90_matches_host_threads() {
+    let input = app::input(1_031, 9);
+    let expected = app::expected_histogram(&input);
+    // Clusters of 2 and of 4; blocks smaller than a cluster's share of the bins.
+    for (grid, cluster, block, seed) in [(2, 2, 32, 1), (8, 4, 16, 2), (4, 4, 3, 3)] {
+        let shape = (grid, cluster, block);
+        let simulated = app::cluster_histogram_in_simulator(&input, shape, seed, false)
+            .unwrap_or_else(|findings| panic!("{shape:?}: {findings}"));
+        assert_eq!(
+            simulated, expected,
+            "grid {grid} in clusters of {cluster} x block {block}"
+        );
+        assert_eq!(
+            app::cluster_histogram_on_host(&input, grid, cluster, block).unwrap(),
+            simulated,
+            "host threads, {shape:?}"
+        );
+    }
+}
+
+#[test]
+fn block_scope_counters_across_a_cluster_are_a_race_in_the_simulator() {
+    let input = app::input(257, 4);
+    for cluster in [2, 4] {
+        let findings = app::cluster_histogram_in_simulator(&input, (cluster, cluster, 32), 1, true)
+            .expect_err("the Block-scope counters raced with no finding");
+        let race = findings.lines().next().unwrap();
+        assert!(race.starts_with("race: strong (cta)"), "{findings}");
+        assert!(
+            race.contains("a scope does not include the other thread"),
+            "{findings}"
+        );
+        // Two different blocks of the cluster: `(block,thread)` names with different blocks.
+        let blocks: Vec<&str> = race
+            .split(" by (")
+            .skip(1)
+            .map(|s| s.split(',').next().unwrap())
+            .collect();
+        assert_eq!(blocks.len(), 2, "{race}");
+        assert_ne!(blocks[0], blocks[1], "{race}");
+    }
+}
+
+#[test]
 fn message_passing_in_the_simulator_matches_host_threads() {
     let host = app::message_passing_on_host().unwrap();
     for seed in 1..=4 {

@@ -8,8 +8,8 @@
 #![cfg_attr(target_arch = "nvptx64", feature(abi_ptx, asm_experimental_arch))]
 
 use scoped_atomics::kernel::{
-    activemask, block_dim, block_idx, grid_dim, lane_id, shfl_xor_sync, spin_loop, sync_threads,
-    thread_idx,
+    activemask, block_dim, block_idx, cluster_rank, cluster_size, cluster_sync, grid_dim, lane_id,
+    map_shared_rank, shfl_xor_sync, spin_loop, sync_threads, thread_idx,
 };
 use scoped_atomics::{AtomicRef, Block, Device, Ordering, Scope, block_shared};
 
@@ -134,6 +134,52 @@ pub unsafe fn ticket_lock<S: Scope>(next: *mut u32, serving: *mut u32, counter: 
     serving.store(ticket + 1, Ordering::Release);
 }
 
+
+/// Histogram of `len` values (each modulo [`BINS`]) into `bins`, in the distributed shared
+/// memory of a thread-block cluster: bin `b` lives in the shared memory of the block of rank
+/// `b % cluster_size()`, and every block of the cluster adds into it there through
+/// `map_shared_rank`, so each bin is counted once per cluster instead of once per block. The
+/// counters are shared by the cluster's blocks, so their scope `S` must be at least
+/// [`Cluster`](scoped_atomics::Cluster): `S = Block` is a scope race between two blocks, which
+/// loom and the simulator report. Needs sm_90 on the device.
+///
+/// # Safety
+/// `input` is valid for `len` reads and `bins` for [`BINS`] atomic `u32`s.
+pub unsafe fn cluster_histogram<S: Scope>(input: *const u32, len: usize, bins: *mut u32) {
+    let local = block_shared!(CLUSTER_LOCAL: [u32; BINS]).cast::<u32>();
+    let (rank, blocks) = (cluster_rank() as usize, cluster_size() as usize);
+    // The bins this block owns, split among its threads.
+    let owned =
+        (rank + thread_idx().x as usize * blocks..BINS).step_by(blocks * block_dim().x as usize);
+    for bin in owned.clone() {
+        // SAFETY: `bin < BINS`; until the cluster barrier only this thread touches it.
+        unsafe { AtomicRef::<u32, S>::from_ptr(local.add(bin)) }.store(0, Ordering::Relaxed);
+    }
+    // Every block has started and zeroed its bins before any block adds into them.
+    cluster_sync();
+    let stride = (grid_dim().x * block_dim().x) as usize;
+    let mut i = (block_idx().x * block_dim().x + thread_idx().x) as usize;
+    while i < len {
+        // SAFETY: `i < len`.
+        let bin = unsafe { input.add(i).read() } as usize % BINS;
+        // SAFETY: `bin < BINS` in the block-shared array; its owner is a rank of the cluster.
+        let owner = map_shared_rank(unsafe { local.add(bin) }, (bin % blocks) as u32);
+        // SAFETY: a block-shared location of a running block of the cluster; atomic accesses only.
+        unsafe { AtomicRef::<u32, S>::from_ptr(owner) }.add(1, Ordering::Relaxed);
+        i += stride;
+    }
+    // Every block's additions are done (and ordered before the loads below), and no block exits
+    // while another may still add into its shared memory.
+    cluster_sync();
+    for bin in owned {
+        // SAFETY: `bin < BINS`; the barrier ordered the cluster's increments before this load.
+        let count =
+            unsafe { AtomicRef::<u32, S>::from_ptr(local.add(bin)) }.load(Ordering::Relaxed);
+        // SAFETY: the caller's contract on `bins`; other clusters add too: device scope.
+        unsafe { AtomicRef::<u32, Device>::from_ptr(bins.add(bin)) }.add(count, Ordering::Relaxed);
+    }
+}
+
 /// The `extern "ptx-kernel"` entry points: what the GPU launches.
 #[cfg(target_arch = "nvptx64")]
 mod entry {
@@ -186,5 +232,31 @@ mod entry {
     ) {
         // SAFETY: as above.
         unsafe { super::ticket_lock::<scoped_atomics::Block>(next, serving, counter) }
+    }
+
+    /// [`cluster_histogram`](super::cluster_histogram) with `Cluster`-scope counters: launch it
+    /// in clusters of any size (the sm_90 PTX only).
+    #[cfg(target_feature = "sm_90")]
+    #[unsafe(no_mangle)]
+    pub unsafe extern "ptx-kernel" fn cluster_histogram(
+        input: *const u32,
+        len: usize,
+        bins: *mut u32,
+    ) {
+        // SAFETY: as above.
+        unsafe { super::cluster_histogram::<scoped_atomics::Cluster>(input, len, bins) }
+    }
+
+    /// The same with `Block`-scope counters: a scope race between the blocks of a cluster, for
+    /// the simulator to report.
+    #[cfg(target_feature = "sm_90")]
+    #[unsafe(no_mangle)]
+    pub unsafe extern "ptx-kernel" fn cluster_histogram_block_scope_bug(
+        input: *const u32,
+        len: usize,
+        bins: *mut u32,
+    ) {
+        // SAFETY: as above.
+        unsafe { super::cluster_histogram::<scoped_atomics::Block>(input, len, bins) }
     }
 }

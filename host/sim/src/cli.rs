@@ -26,7 +26,7 @@ use std::process::ExitCode;
 /// ```
 /// assert!(ptx_sim::cli::USAGE.contains("--schedules K"));
 /// ```
-pub const USAGE: &str = "usage: ptx-sim FILE.ptx --kernel NAME --grid X[,Y,Z] --block X[,Y,Z] [--arg KIND:V | --arg buf:T:N[:INIT]]... [--dynamic-shared BYTES] [--volatile relaxed-sys|plain] [--seed N] [--schedules K] [--json]";
+pub const USAGE: &str = "usage: ptx-sim FILE.ptx --kernel NAME --grid X[,Y,Z] --block X[,Y,Z] [--cluster X[,Y,Z]] [--arg KIND:V | --arg buf:T:N[:INIT]]... [--dynamic-shared BYTES] [--volatile relaxed-sys|plain] [--seed N] [--schedules K] [--json]";
 
 /// A parsed command line: the arguments of `ptx-sim` (and of `cargo host sim`, which embeds
 /// these as its `sim` subcommand).
@@ -52,6 +52,10 @@ pub struct Options {
     /// The block, in threads: X[,Y,Z], missing dimensions 1.
     #[arg(long, value_name = "X[,Y,Z]", value_parser = block_dims)]
     pub block: [u32; 3],
+    /// Thread-block clusters of X[,Y,Z] blocks (sm_90); default: the shape the kernel declares
+    /// (`.reqnctapercluster`), else one block per cluster.
+    #[arg(long, value_name = "X[,Y,Z]", value_parser = cluster_dims)]
+    pub cluster: Option<[u32; 3]>,
     /// A kernel parameter, in order: `u32:V` (also an 8- or 16-bit parameter when V fits),
     /// `u64:V`, `i32:V`, `f32:V`, `f64:V`, or `buf:T:N[:INIT]` for a pointer to a new global
     /// buffer of N elements of T (u8, u16, u32, u64, i32, f32, f64), each INIT (default 0).
@@ -235,6 +239,10 @@ fn number(s: &str) -> Option<u64> {
 
 fn grid_dims(s: &str) -> Result<[u32; 3], String> {
     dims(s, "--grid")
+}
+
+fn cluster_dims(s: &str) -> Result<[u32; 3], String> {
+    dims(s, "--cluster")
 }
 
 fn block_dims(s: &str) -> Result<[u32; 3], String> {
@@ -465,6 +473,7 @@ fn run(program: &str, o: &Options) -> ExitCode {
     let mut instructions = 0u64;
     for k in 0..o.schedules {
         let mut launch = Launch::new(o.grid, o.block, args.clone());
+        launch.cluster = o.cluster;
         launch.seed = o.seed.wrapping_add(k);
         launch.dynamic_shared = o.dynamic_shared;
         launch.volatile = o.volatile.into();

@@ -3,6 +3,7 @@
 //! faults. Memory accesses go through [`World::access`]: bounds, alignment, live mbarriers and
 //! the race detector.
 
+use super::cluster::{self, ClusterRegister};
 use super::decode::{Inst, Op, Program, Scope, Space, Special, Src};
 use super::memory::{self, LOCAL_WINDOW, Loc, Memory, SHARED_WINDOW};
 use super::race::{Access, Race, RaceHit};
@@ -61,6 +62,10 @@ pub enum Event {
     Barrier(BarEvent),
     /// It arrived at `bar.warp.sync` with this member mask.
     WarpSync(u32),
+    /// `barrier.cluster.arrive` (`.relaxed` or not).
+    ClusterArrive(bool),
+    /// `barrier.cluster.wait`.
+    ClusterWait,
     /// It arrived at a warp collective or `activemask` (the scheduler reads the instruction).
     Collective,
     Exited,
@@ -141,16 +146,32 @@ impl World<'_> {
         match sp {
             Special::Tid(d) => dim(th.tid, d),
             Special::Ntid(d) => dim(self.block, d),
-            Special::Ctaid(d) | Special::ClusterId(d) => dim(th.ctaid, d),
-            Special::Nctaid(d) | Special::NClusterId(d) => dim(self.grid, d),
+            Special::Ctaid(d) => dim(th.ctaid, d),
+            Special::Nctaid(d) => dim(self.grid, d),
+            Special::ClusterId(d) => {
+                cluster::special(&self.mem.shape, th, ClusterRegister::ClusterId, d)
+            }
+            Special::NClusterId(d) => {
+                cluster::special(&self.mem.shape, th, ClusterRegister::NClusterId, d)
+            }
+            Special::ClusterCtaId(d) => {
+                cluster::special(&self.mem.shape, th, ClusterRegister::CtaId, d)
+            }
+            Special::ClusterNCtaId(d) => {
+                cluster::special(&self.mem.shape, th, ClusterRegister::NCtaId, d)
+            }
+            Special::ClusterCtaRank => {
+                cluster::special(&self.mem.shape, th, ClusterRegister::CtaRank, 0)
+            }
+            Special::ClusterNCtaRank => {
+                cluster::special(&self.mem.shape, th, ClusterRegister::NCtaRank, 0)
+            }
             Special::LaneId => u64::from(th.lin % 32),
             Special::WarpId => u64::from(th.lin / 32),
             Special::NWarpId => u64::from(block_threads.div_ceil(32)),
             Special::SmId => u64::from(th.cta % 132),
             Special::Clock => self.time & 0xffff_ffff,
             Special::Clock64 | Special::GlobalTimer => self.time,
-            Special::ClusterCtaRank | Special::ClusterCtaId(_) => 0,
-            Special::ClusterNCtaRank | Special::ClusterNCtaId(_) => 1,
             Special::LaneMaskEq => 1 << (th.lin % 32),
             Special::LaneMaskLt => (1u64 << (th.lin % 32)) - 1,
             Special::LaneMaskLe => (2u64 << (th.lin % 32)) - 1,
@@ -185,9 +206,9 @@ impl World<'_> {
             .mem
             .resolve(space, addr, size, cta, local_len)
             .map_err(Event::Fault)?;
-        if let Loc::Shared(off) = loc
+        if let Loc::Shared(owner, off) = loc
             && !self.mem.mbarriers.is_empty()
-            && self.mem.mbarrier_at(cta, off, size as u32).is_some()
+            && self.mem.mbarrier_at(owner, off, size as u32).is_some()
         {
             return Err(Event::Fault(format!(
                 "{}-byte {} of shared offset {off:#x}, inside a live mbarrier object (only mbarrier instructions may access it until mbarrier.inval)",
@@ -198,7 +219,7 @@ impl World<'_> {
         if let Some(race) = &mut self.race {
             let (area, off) = match loc {
                 Loc::Global(r, o) => (u64::from(r), o),
-                Loc::Shared(o) => ((1 << 32) | u64::from(cta), o),
+                Loc::Shared(owner, o) => ((1 << 32) | u64::from(owner), o),
                 Loc::Local(_) => return Ok(loc),
             };
             let a = Access {
@@ -227,16 +248,16 @@ impl World<'_> {
     pub fn bytes<'a>(&'a mut self, th: &'a mut Thread, loc: Loc) -> (&'a mut [u8], usize) {
         match loc {
             Loc::Global(r, o) => (&mut self.mem.regions[r as usize].data, o as usize),
-            Loc::Shared(o) => (&mut self.mem.shared[th.cta as usize], o as usize),
+            Loc::Shared(owner, o) => (&mut self.mem.shared[owner as usize], o as usize),
             Loc::Local(o) => (&mut th.local, o as usize),
         }
     }
 
     /// Key of a location for synchronisation clocks.
-    pub fn sync_key(cta: u32, loc: Loc) -> u64 {
+    pub fn sync_key(_cta: u32, loc: Loc) -> u64 {
         match loc {
             Loc::Global(r, o) => memory::region_base(r) + u64::from(o),
-            Loc::Shared(o) => (1 << 63) | (u64::from(cta) << 32) | u64::from(o),
+            Loc::Shared(owner, o) => (1 << 63) | (u64::from(owner) << 32) | u64::from(o),
             Loc::Local(o) => (1 << 62) | o,
         }
     }
@@ -376,6 +397,11 @@ impl World<'_> {
                     let s = memory::classify(v).map(|(s, _)| s);
                     let r = match space {
                         Space::Global | Space::Const => s == Some(Space::Global),
+                        // `.shared` is `.shared::cta`: not another CTA's window.
+                        Space::Shared => {
+                            s == Some(Space::Shared)
+                                && cluster::untag(v - SHARED_WINDOW).0.is_none()
+                        }
                         other => s == Some(*other),
                     };
                     Self::set(th, *d, u64::from(r));
@@ -568,6 +594,20 @@ impl World<'_> {
                 Op::ParamVector(v) => self.param_vector(th, v),
                 Op::Nop => {}
                 Op::BarWarp(mask) => return Event::WarpSync(self.val(th, *mask) as u32),
+                Op::ClusterArrive(relaxed) => return Event::ClusterArrive(*relaxed),
+                Op::ClusterWait => return Event::ClusterWait,
+                Op::IsspacepCluster(d, a) => {
+                    let v = self.val(th, *a);
+                    let r = memory::classify(v).is_some_and(|(s, _)| s == Space::Shared);
+                    Self::set(th, *d, u64::from(r));
+                }
+                Op::Mapa(generic, d, a, rank) => {
+                    let (a, rank) = (self.val(th, *a), self.val(th, *rank) as u32);
+                    match cluster::mapa(&self.mem.shape, *generic, a, rank) {
+                        Ok(v) => Self::set(th, *d, v),
+                        Err(e) => return Event::Fault(e),
+                    }
+                }
                 Op::MbInit(a, count) => return self.mb_init(th, a, count),
                 Op::MbArrive(d, a, count, drop, no_complete) => {
                     return self.mb_arrive(th, t, (d, a, count, drop, no_complete));

@@ -289,6 +289,14 @@ pub enum Op {
     AddC(bool, bool, bool, Ty, u32, Src, Src),
     Cvta(bool, Space, u32, Src),
     Isspacep(Space, u32, Src),
+    /// `isspacep.shared::cluster`: any CTA's shared memory of the cluster.
+    IsspacepCluster(u32, Src),
+    /// `mapa` (generic when true, else `.shared::cluster`): dst, address, rank.
+    Mapa(bool, u32, Src, Src),
+    /// `barrier.cluster.arrive` (`.relaxed` when true).
+    ClusterArrive(bool),
+    /// `barrier.cluster.wait`.
+    ClusterWait,
     Ld(Space, Sem, Scope, Ty, u32, Addr),
     St(Space, Sem, Scope, Ty, Addr, Src),
     Atom(Space, Sem, Scope, Rmw, Ty, Option<u32>, Addr, Src, Src),

@@ -110,6 +110,10 @@ pub struct Launch {
     /// Global buffers allocated before the arguments (buffers 0, 1, …), passed by [`Arg::Ptr`]
     /// or reached by host threads.
     pub buffers: Vec<Vec<u8>>,
+    /// Blocks per thread-block cluster in x, y, z (each divides the grid's), or `None`: the
+    /// shape the kernel declares (`.reqnctapercluster`), else clusters of one block. A launch
+    /// shape that differs from the declared one is refused.
+    pub cluster: Option<[u32; 3]>,
     /// Bytes of dynamic shared memory (after the static `.shared` variables).
     pub dynamic_shared: u32,
     /// The scheduler's seed: the same seed gives the same schedule.
@@ -177,6 +181,7 @@ impl Launch {
             block,
             args,
             buffers: Vec::new(),
+            cluster: None,
             dynamic_shared: 0,
             seed: 1,
             mode: Mode::Random,

@@ -52,6 +52,7 @@
 mod arith;
 mod calls;
 pub mod cli;
+mod cluster;
 pub mod decode;
 mod exec;
 mod fmath;
@@ -119,9 +120,22 @@ pub struct Kernel {
     entry: u32,
     globals: Vec<(String, Vec<u8>)>,
     static_shared: u64,
+    /// The cluster shape the kernel declares (`.reqnctapercluster`, nvcc's `__cluster_dims__`).
+    cluster: Option<[u32; 3]>,
 }
 
 impl Kernel {
+    /// The cluster shape the kernel's PTX declares (`.reqnctapercluster X, Y, Z`, what nvcc
+    /// emits for `__cluster_dims__`), which a launch uses unless it gives its own.
+    ///
+    /// ```
+    /// use ptx_sim::{EXAMPLE_PTX, Simulator};
+    /// assert_eq!(Simulator::new(EXAMPLE_PTX).unwrap().kernel("count").unwrap().declared_cluster(), None);
+    /// ```
+    pub fn declared_cluster(&self) -> Option<[u32; 3]> {
+        self.cluster
+    }
+
     /// The decoded instructions ([`decode`]) and the index of the kernel's first one: for tools
     /// that translate a kernel into another model (the repository's checks turn emitted code into
     /// litmus events with it).
@@ -345,6 +359,12 @@ impl Simulator {
             entry: entry.unwrap_or(0),
             globals: self.globals.clone(),
             static_shared: self.static_shared,
+            cluster: self
+                .module
+                .clusters
+                .iter()
+                .find(|(k, _)| k == name)
+                .map(|(_, shape)| *shape),
         })
     }
 }
@@ -469,6 +489,32 @@ impl Kernel {
         // Shared memory starts uninitialised on a GPU: a recognisable non-zero pattern, so that
         // a kernel that forgets to initialise it does not pass by luck.
         mem.shared = vec![vec![SHARED_FILL; shared as usize]; ctas as usize];
+        let cluster_dims = launch.cluster.or(self.cluster).unwrap_or([1; 3]);
+        if cluster_dims.contains(&0)
+            || (0..3).any(|d| grid[d] % cluster_dims[d] != 0)
+            || cluster_dims.iter().product::<u32>() > 16
+        {
+            return Err(SimError::BadInput(format!(
+                "clusters of {cluster_dims:?} CTAs do not fit a grid of {grid:?}: each component must divide the grid's, and a cluster has at most 16 CTAs"
+            )));
+        }
+        if let (Some(l), Some(k)) = (launch.cluster, self.cluster)
+            && l != k
+        {
+            return Err(SimError::BadInput(format!(
+                "kernel `{}` declares clusters of {k:?} CTAs (.reqnctapercluster) and the launch asks for {l:?}",
+                self.name
+            )));
+        }
+        mem.shape = cluster::Shape {
+            grid,
+            cluster: cluster_dims,
+        };
+        if cluster_dims != [1; 3] && shared >= cluster::OFFSET_MASK {
+            return Err(SimError::BadInput(format!(
+                "{shared} bytes of shared memory per CTA: a cluster launch reaches at most 16 MiB"
+            )));
+        }
         let mut threads = Vec::with_capacity((ctas * cta_threads) as usize);
         for c in 0..ctas as u32 {
             let ctaid = [c % grid[0], c / grid[0] % grid[1], c / (grid[0] * grid[1])];
@@ -504,12 +550,13 @@ impl Kernel {
             }
         }
         let n = threads.len();
+        let mem_shape = mem.shape;
         let race = launch.race_detection.then(|| {
             let mut places: Vec<race::Place> = threads
                 .iter()
                 .map(|t| race::Place {
                     cta: t.cta,
-                    cluster: t.cta,
+                    cluster: mem_shape.cluster_of(t.ctaid),
                     device: true,
                 })
                 .collect();

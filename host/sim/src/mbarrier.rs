@@ -22,7 +22,7 @@ impl World<'_> {
                     .resolve(Space::Shared, a, 8, th.cta, th.local.len() as u64)
             })
             .map_err(Event::Fault)?;
-        let Loc::Shared(off) = loc else {
+        let Some(Loc::Shared(_, off)) = loc.filter_own(th.cta) else {
             return Err(self.fault_mb(&format!(
                 "mbarrier instruction on {a:#x}, which is not shared memory (mbarrier objects live in shared memory)"
             )));
@@ -53,7 +53,7 @@ impl World<'_> {
                     .map_err(|_| e)
             });
         let loc = match resolved {
-            Ok(Loc::Shared(o)) => o,
+            Ok(Loc::Shared(c, o)) if c == th.cta => o,
             Ok(_) => {
                 return Event::Fault(format!(
                     "mbarrier.init on {addr:#x}, which is not shared memory"

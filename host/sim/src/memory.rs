@@ -7,6 +7,7 @@
 //! local window at [`LOCAL_WINDOW`], functions at [`FUNC_BASE`]. Address 0 and anything else is
 //! outside every space, so a stray pointer faults.
 
+use super::cluster::{self, Shape};
 use super::decode::Space;
 
 pub const GLOBAL_BASE: u64 = 0x0000_1000_0000_0000;
@@ -35,8 +36,19 @@ pub fn region_base(r: u32) -> u64 {
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Loc {
     Global(u32, u32),
-    Shared(u32),
+    /// The CTA (linear index) whose shared memory, and the offset there.
+    Shared(u32, u32),
     Local(u64),
+}
+
+impl Loc {
+    /// The location if it is not another CTA's shared memory (which mbarrier objects cannot be).
+    pub fn filter_own(self, cta: u32) -> Option<Loc> {
+        match self {
+            Loc::Shared(c, _) if c != cta => None,
+            other => Some(other),
+        }
+    }
 }
 
 /// A global region: a caller's buffer or a module variable.
@@ -63,6 +75,8 @@ pub struct Memory {
     pub regions: Vec<Region>,
     pub shared: Vec<Vec<u8>>,
     pub mbarriers: Vec<Mbarrier>,
+    /// The launch's grid and cluster shape (which CTA a `.shared::cluster` address names).
+    pub shape: Shape,
 }
 
 impl Memory {
@@ -98,13 +112,24 @@ impl Memory {
         };
         match space {
             Space::Shared => {
+                let (rank, off) = cluster::untag(off);
+                let cta = match rank {
+                    Some(r) if r >= self.shape.size() => {
+                        return Err(format!(
+                            "{size}-byte access to the shared memory of cluster rank {r}, but the cluster has {} CTAs",
+                            self.shape.size()
+                        ));
+                    }
+                    Some(r) => self.shape.cta_of_rank(cta, r),
+                    None => cta,
+                };
                 let len = self.shared.get(cta as usize).map_or(0, |s| s.len() as u64);
                 if off.checked_add(size).is_none_or(|e| e > len) {
                     return Err(format!(
                         "{size}-byte shared access at offset {off:#x}, beyond the {len} bytes of shared memory"
                     ));
                 }
-                Ok(Loc::Shared(off as u32))
+                Ok(Loc::Shared(cta, off as u32))
             }
             Space::Local => {
                 if off.checked_add(size).is_none_or(|e| e > local_len) {
@@ -159,7 +184,10 @@ impl Memory {
                     None => format!("{addr:#x}"),
                 }
             }
-            Some((Space::Shared, o)) => format!("shared offset {o:#x}"),
+            Some((Space::Shared, o)) => match cluster::untag(o) {
+                (Some(rank), o) => format!("shared offset {o:#x} of cluster rank {rank}"),
+                (None, o) => format!("shared offset {o:#x}"),
+            },
             Some((_, o)) => format!("local offset {o:#x}"),
             None => format!("{addr:#x}"),
         }

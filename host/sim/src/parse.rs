@@ -71,6 +71,8 @@ pub struct Module {
     pub target: String,
     pub vars: Vec<Var>,
     pub funcs: Vec<Func>,
+    /// The entries that declare a cluster shape (`.reqnctapercluster`), with it.
+    pub clusters: Vec<(String, [u32; 3])>,
 }
 
 /// A lexical piece: a statement's text, a block brace, or a label.
@@ -118,8 +120,14 @@ fn pieces(text: &str) -> Vec<Piece> {
             }
             continue;
         }
-        for c in line.chars() {
+        let mut chars = line.chars().peekable();
+        while let Some(c) = chars.next() {
             match c {
+                // `::` belongs to a state space (`.shared::cta`), never ends a label.
+                ':' if chars.peek() == Some(&':') => {
+                    chars.next();
+                    buf.push_str("::");
+                }
                 ';' if depth == 0 => {
                     let s = buf.trim();
                     if !s.is_empty() {
@@ -418,6 +426,9 @@ pub fn parse(text: &str) -> Result<Module, SimError> {
                     m.target = t.trim().to_string();
                 } else if s.contains(".entry") || s.contains(".func") {
                     let mut f = parse_header(s, line)?;
+                    if let Some(shape) = crate::cluster::declared_shape(s) {
+                        m.clusters.push((f.name.clone(), shape));
+                    }
                     if matches!(ps.get(i + 1), Some(Piece::Open)) {
                         let (body, next) = parse_body(&ps, i + 2, &mut src_line)?;
                         f.body = Some(body);

@@ -10,6 +10,7 @@ use barrier::CtaBarriers;
 use core::sync::atomic::Ordering;
 
 mod barrier;
+mod cluster;
 mod collective;
 
 /// How threads are interleaved.
@@ -228,6 +229,9 @@ pub struct Scheduler<'w, 'p> {
     warp_groups: std::collections::HashMap<(u32, u32), Vec<collective::WarpGroup>>,
     /// Lanes waiting at `activemask`, per (CTA, warp), with the instruction.
     active_waits: std::collections::HashMap<(u32, u32), Vec<(u32, u32)>>,
+    /// The cluster barrier of each cluster, and each thread's pending arrival.
+    cluster_bars: Vec<super::cluster::Barrier>,
+    cluster_arrivals: super::cluster::Arrivals,
     seen_races: std::collections::HashSet<(u32, u32)>,
 }
 
@@ -247,6 +251,8 @@ impl<'w, 'p> Scheduler<'w, 'p> {
         let ctas = world.grid.iter().product::<u32>() as usize;
         let cta_threads = world.block.iter().product::<u32>();
         let live = (0..(threads.len() + hosts.len()) as u32).collect();
+        let clusters = ctas / world.mem.shape.size().max(1) as usize;
+        let device_threads = threads.len();
         Scheduler {
             world,
             threads,
@@ -262,6 +268,8 @@ impl<'w, 'p> Scheduler<'w, 'p> {
             parked: Vec::new(),
             warp_groups: Default::default(),
             active_waits: Default::default(),
+            cluster_bars: vec![Default::default(); clusters],
+            cluster_arrivals: vec![None; device_threads],
             seen_races: Default::default(),
         }
     }
@@ -441,6 +449,8 @@ impl<'w, 'p> Scheduler<'w, 'p> {
                         }
                     }
                     Event::WarpSync(mask) => self.warp_sync(t, mask, at),
+                    Event::ClusterArrive(relaxed) => self.cluster_arrive(t, relaxed, at),
+                    Event::ClusterWait => self.cluster_wait(t, at),
                     Event::Collective => self.collective(t, at),
                     Event::Exited => {
                         self.threads[t as usize].state = State::Done;
@@ -531,6 +541,23 @@ impl<'w, 'p> Scheduler<'w, 'p> {
             )
             .chain(self.active_waits.values().flatten().copied())
             .collect();
+        let cluster_stuck: Vec<(u32, u32)> = self
+            .cluster_bars
+            .iter()
+            .flat_map(|b| b.waiting.iter().copied())
+            .collect();
+        if let Some(&(t, at)) = cluster_stuck.first() {
+            let arrived = self.cluster_bars[self.cluster_index(t)].arrived;
+            let text = format!(
+                "{} threads wait at barrier.cluster, e.g. {} at {}, which only {arrived} of the cluster's {} threads reached in this phase: every thread of every CTA of the cluster must arrive (one exited or waits elsewhere)",
+                cluster_stuck.len(),
+                self.name(t),
+                self.inst(at),
+                self.cta_threads * self.world.mem.shape.size()
+            );
+            self.stop(FindingKind::Hang, text);
+            return false;
+        }
         if let Some(&(t, at)) = stuck.first() {
             let text = format!(
                 "{} threads wait at barriers that cannot complete, e.g. {} at {}",

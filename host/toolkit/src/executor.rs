@@ -33,7 +33,7 @@
 //! ```
 
 use scoped_atomics::kernel::Dim3;
-use scoped_atomics::kernel::emulation::{self, BlockContext, ThreadContext};
+use scoped_atomics::kernel::emulation::{self, BlockContext, ClusterContext, ThreadContext};
 use std::collections::VecDeque;
 use std::fmt;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -52,6 +52,9 @@ pub const MAX_RESIDENT_THREADS: u32 = 4096;
 pub const MAX_GRID_THREADS: u32 = MAX_RESIDENT_THREADS;
 /// The most threads of a loom launch: loom allows 5 threads, one of which runs the model.
 pub const MAX_LOOM_THREADS: u32 = 4;
+/// The most blocks of a thread-block cluster: 8, CUDA's portable cluster size (16 needs a
+/// non-portable opt-in on the device).
+pub const MAX_CLUSTER_BLOCKS: u32 = 8;
 
 /// Why a launch was refused or failed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -75,6 +78,9 @@ pub enum LaunchError {
         resident_blocks: u32,
         block_threads: u32,
     },
+    /// A cluster shape with a zero component, of more than [`MAX_CLUSTER_BLOCKS`] blocks, or that
+    /// does not divide the grid.
+    ClusterShape { grid: Dim3, cluster: Dim3 },
     /// A kernel thread panicked; the message of the first one.
     Panicked {
         block: Dim3,
@@ -117,6 +123,12 @@ impl fmt::Display for LaunchError {
                  threads are resident and the grid has {blocks}: launch fewer blocks (or raise \
                  resident_blocks, up to {} for this block size)",
                 MAX_RESIDENT_THREADS / block_threads
+            ),
+            LaunchError::ClusterShape { grid, cluster } => write!(
+                f,
+                "clusters of {cluster:?} blocks do not fit a grid of {grid:?} blocks: each \
+                 component of the cluster must be at least 1 and divide the grid's, and a \
+                 cluster has at most {MAX_CLUSTER_BLOCKS} blocks"
             ),
             LaunchError::Panicked {
                 block,
@@ -199,6 +211,7 @@ fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
 pub struct Launch {
     grid: Dim3,
     block: Dim3,
+    cluster: Dim3,
     resident_blocks: Option<u32>,
     cooperative: bool,
 }
@@ -215,9 +228,34 @@ impl Launch {
         Launch {
             grid,
             block,
+            cluster: Dim3::x(1),
             resident_blocks: None,
             cooperative: false,
         }
+    }
+
+    /// A launch in thread-block clusters of `cluster` blocks (`cudaLaunchKernelEx` with a
+    /// cluster dimension, or a kernel's `__cluster_dims__`): the blocks of a cluster are resident
+    /// together, share a cluster barrier (`kernel::cluster_sync`) and reach each other's
+    /// block-shared memory (`kernel::map_shared_rank`). Each component must divide the grid's,
+    /// and a cluster has at most [`MAX_CLUSTER_BLOCKS`] blocks ([`LaunchError::ClusterShape`]).
+    ///
+    /// ```
+    /// use scoped_atomics::kernel::{cluster_rank, cluster_sync, Dim3};
+    /// use scoped_atomics::device::{AtomicU32, Ordering};
+    /// use scoped_atomics_host::executor::Launch;
+    ///
+    /// let ranks = AtomicU32::new(0);
+    /// Launch::new(Dim3::x(8), Dim3::x(32)).cluster(Dim3::x(4)).run(|| {
+    ///     ranks.fetch_add(cluster_rank(), Ordering::Relaxed);
+    ///     cluster_sync();
+    /// })
+    /// .unwrap();
+    /// assert_eq!(ranks.load(Ordering::Relaxed), 2 * 32 * (0 + 1 + 2 + 3));
+    /// ```
+    pub fn cluster(mut self, cluster: Dim3) -> Self {
+        self.cluster = cluster;
+        self
     }
 
     /// At most `blocks` blocks resident at once (what a GPU's SMs hold); `blocks ×` threads per
@@ -246,12 +284,16 @@ impl Launch {
         self
     }
 
-    /// Checks the launch and returns (blocks, threads per block, resident blocks).
+    /// Checks the launch and returns (blocks, threads per block, resident blocks), the
+    /// resident blocks a multiple of the cluster size.
     fn plan(&self) -> Result<(u64, u32, u32), LaunchError> {
         let (blocks, block_threads) = extents(self.grid, self.block)?;
+        let cluster_blocks = cluster_blocks(self.grid, self.cluster)?;
         let resident = self
             .resident_blocks
             .unwrap_or((MAX_RESIDENT_THREADS / block_threads).max(1));
+        // Whole clusters only, and at least one.
+        let resident = (resident / cluster_blocks).max(1) * cluster_blocks;
         if u64::from(resident) * u64::from(block_threads) > u64::from(MAX_RESIDENT_THREADS) {
             return Err(LaunchError::TooManyResident {
                 resident_blocks: resident,
@@ -294,10 +336,17 @@ impl Launch {
     /// ```
     pub fn run<K: Fn() + Sync>(&self, kernel: K) -> Result<(), LaunchError> {
         let (blocks, block_threads, resident) = self.plan()?;
-        let (grid, block) = (self.grid, self.block);
+        let (grid, block, shape) = (self.grid, self.block, self.cluster);
+        // A place runs one cluster at a time: one host thread per thread of each of its blocks.
+        let cluster_blocks = shape.size();
+        let (clusters, resident) = (
+            blocks / u64::from(cluster_blocks),
+            resident / cluster_blocks,
+        );
+        let cluster_grid = Dim3::new(grid.x / shape.x, grid.y / shape.y, grid.z / shape.z);
         let places: Vec<Place> = (0..resident)
             .map(|_| Place {
-                blocks: Mutex::new(VecDeque::new()),
+                clusters: Mutex::new(VecDeque::new()),
             })
             .collect();
         let failed = AtomicBool::new(false);
@@ -305,20 +354,22 @@ impl Launch {
         let kernel = &kernel;
         std::thread::scope(|s| {
             for (p, place) in places.iter().enumerate() {
-                for t in 0..block_threads {
+                for t in 0..block_threads * cluster_blocks {
                     let (failed, first_panic) = (&failed, &first_panic);
                     std::thread::Builder::new()
                         .stack_size(256 * 1024)
                         .spawn_scoped(s, move || {
+                            let (rank, t) = (t / block_threads, t % block_threads);
                             let thread_idx = Dim3::from_linear(t, block);
-                            let mut b = p as u64;
-                            while b < blocks {
+                            let mut c = p as u64;
+                            while c < clusters {
+                                let block_idx = block_of(c as u32, cluster_grid, shape, rank);
                                 let context = ThreadContext {
                                     thread_idx,
-                                    block_idx: Dim3::from_linear(b as u32, grid),
+                                    block_idx,
                                     block_dim: block,
                                     grid_dim: grid,
-                                    block: place.enter(b as u32, block_threads),
+                                    block: place.enter(c as u32, shape, block_threads, rank),
                                 };
                                 if !failed.load(Ordering::Relaxed) {
                                     let block_idx = context.block_idx;
@@ -336,8 +387,8 @@ impl Launch {
                                         );
                                     }
                                 }
-                                place.leave(b as u32);
-                                b += u64::from(resident);
+                                place.leave(c as u32);
+                                c += u64::from(resident);
                             }
                         })
                         .expect("spawning a kernel thread");
@@ -351,36 +402,75 @@ impl Launch {
     }
 }
 
-/// One resident place: its host threads (one per thread of a block) run blocks `p`, `p + R`,
-/// `p + 2R`, …, each thread moving on to its next block as soon as it returns from the current
-/// one — without waiting for the rest of the block, so a kernel that never waits costs no thread
-/// switch per block. The threads of one block still all run at once (they are the place's live
-/// threads), so `sync_threads` works; a block's context lives until all its threads have left.
+/// The blocks of a cluster shape: its size, or why the shape does not fit the grid.
+fn cluster_blocks(grid: Dim3, cluster: Dim3) -> Result<u32, LaunchError> {
+    let fits = |g: u32, c: u32| c >= 1 && g % c == 0;
+    let size = u64::from(cluster.x) * u64::from(cluster.y) * u64::from(cluster.z);
+    if fits(grid.x, cluster.x)
+        && fits(grid.y, cluster.y)
+        && fits(grid.z, cluster.z)
+        && size <= u64::from(MAX_CLUSTER_BLOCKS)
+    {
+        Ok(size as u32)
+    } else {
+        Err(LaunchError::ClusterShape { grid, cluster })
+    }
+}
+
+/// The block index of the block of rank `rank` of cluster `c` (linear in the grid of clusters).
+fn block_of(c: u32, cluster_grid: Dim3, shape: Dim3, rank: u32) -> Dim3 {
+    let (cluster, within) = (
+        Dim3::from_linear(c, cluster_grid),
+        Dim3::from_linear(rank, shape),
+    );
+    Dim3::new(
+        cluster.x * shape.x + within.x,
+        cluster.y * shape.y + within.y,
+        cluster.z * shape.z + within.z,
+    )
+}
+
+/// The contexts of one cluster: the cluster's and its blocks', by rank.
+fn cluster_contexts(shape: Dim3, block_threads: u32) -> Vec<Arc<BlockContext>> {
+    let cluster = ClusterContext::new(shape, block_threads);
+    (0..shape.size())
+        .map(|_| BlockContext::in_cluster(block_threads, &cluster))
+        .collect()
+}
+
+/// One resident place: its host threads (one per thread of each block of a cluster; without
+/// clusters, of a block) run clusters `p`, `p + R`, `p + 2R`, …, each thread moving on to its
+/// next cluster as soon as it returns from the current one — without waiting for the rest, so a
+/// kernel that never waits costs no thread switch per block. The threads of one cluster still
+/// all run at once (they are the place's live threads), so `sync_threads` and `cluster_sync`
+/// work; a cluster's contexts live until all its threads have left.
 struct Place {
-    /// The blocks some thread of the place has entered and not all have left, oldest first:
-    /// (block, its context, threads yet to leave).
-    blocks: Mutex<VecDeque<(u32, Arc<BlockContext>, u32)>>,
+    /// The clusters some thread of the place has entered and not all have left, oldest first:
+    /// (cluster, its blocks' contexts by rank, threads yet to leave).
+    clusters: Mutex<VecDeque<(u32, Vec<Arc<BlockContext>>, u32)>>,
 }
 
 impl Place {
-    /// The context of block `b` for one of its threads; the first to arrive creates it.
-    fn enter(&self, b: u32, threads: u32) -> Arc<BlockContext> {
-        let mut blocks = self.blocks.lock().unwrap();
-        if let Some((_, context, _)) = blocks.iter().find(|(block, _, _)| *block == b) {
-            return context.clone();
+    /// The context of the block of rank `rank` of cluster `c` for one of its threads; the first
+    /// thread of the cluster to arrive creates the cluster's contexts.
+    fn enter(&self, c: u32, shape: Dim3, block_threads: u32, rank: u32) -> Arc<BlockContext> {
+        let mut clusters = self.clusters.lock().unwrap();
+        if let Some((_, blocks, _)) = clusters.iter().find(|(cluster, _, _)| *cluster == c) {
+            return blocks[rank as usize].clone();
         }
-        let context = BlockContext::new(threads);
-        blocks.push_back((b, context.clone(), threads));
+        let blocks = cluster_contexts(shape, block_threads);
+        let context = blocks[rank as usize].clone();
+        clusters.push_back((c, blocks, shape.size() * block_threads));
         context
     }
 
-    /// One thread of block `b` has returned; the last one drops the block's context.
-    fn leave(&self, b: u32) {
-        let mut blocks = self.blocks.lock().unwrap();
-        if let Some(i) = blocks.iter().position(|(block, _, _)| *block == b) {
-            blocks[i].2 -= 1;
-            if blocks[i].2 == 0 {
-                blocks.remove(i);
+    /// One thread of cluster `c` has returned; the last one drops the cluster's contexts.
+    fn leave(&self, c: u32) {
+        let mut clusters = self.clusters.lock().unwrap();
+        if let Some(i) = clusters.iter().position(|(cluster, _, _)| *cluster == c) {
+            clusters[i].2 -= 1;
+            if clusters[i].2 == 0 {
+                clusters.remove(i);
             }
         }
     }
@@ -446,44 +536,69 @@ pub fn loom_builder() -> loom::model::Builder {
 /// The same launch under loom (build with `--cfg loom`, call inside `loom::model`): the model's
 /// thread is a host thread, each kernel thread a loom thread at its position (device 0, its
 /// block), so scope misuse is reported by the loom mirror. At most [`MAX_LOOM_THREADS`] threads.
+/// `Launch::new(grid, block).run_loom(kernel)`.
 #[cfg(loom)]
 pub fn launch_loom<K: Fn() + Send + Sync + 'static>(
     grid: Dim3,
     block: Dim3,
     kernel: K,
 ) -> Result<(), LaunchError> {
-    use scoped_atomics::model::{Position, current_position, set_position, spawn_in};
-    check(grid, block, MAX_LOOM_THREADS)?;
-    if current_position().is_none() {
-        set_position(Position::host());
-    }
-    let kernel = std::sync::Arc::new(kernel);
-    let blocks: Vec<_> = (0..grid.size())
-        .map(|_| BlockContext::new(block.size()))
-        .collect();
-    let handles: Vec<_> = threads(grid, block)
-        .map(|(block_idx, thread_idx)| {
-            let linear_block = block_idx.linear(grid);
-            let context = ThreadContext {
-                thread_idx,
-                block_idx,
-                block_dim: block,
-                grid_dim: grid,
-                block: blocks[linear_block as usize].clone(),
-            };
-            let kernel = kernel.clone();
-            let position = Position::gpu(0, linear_block).thread(thread_idx.linear(block));
-            spawn_in(position, move || {
-                emulation::enter(context);
-                kernel();
-                emulation::leave();
+    Launch::new(grid, block).run_loom(kernel)
+}
+
+#[cfg(loom)]
+impl Launch {
+    /// Runs the launch under loom (build with `--cfg loom`, call inside `loom::model`): the
+    /// model's thread is a host thread, each kernel thread a loom thread at its position (device
+    /// 0, its cluster, its block), so the loom mirror reports scope misuse — a `Block`-scope
+    /// atomic shared by two blocks of a cluster through `map_shared_rank` too. At most
+    /// [`MAX_LOOM_THREADS`] threads; residency and cooperation do not apply (every thread runs).
+    pub fn run_loom<K: Fn() + Send + Sync + 'static>(&self, kernel: K) -> Result<(), LaunchError> {
+        use scoped_atomics::model::{Position, current_position, set_position, spawn_in};
+        let (grid, block, shape) = (self.grid, self.block, self.cluster);
+        check(grid, block, MAX_LOOM_THREADS)?;
+        cluster_blocks(grid, shape)?;
+        if current_position().is_none() {
+            set_position(Position::host());
+        }
+        let kernel = std::sync::Arc::new(kernel);
+        let cluster_grid = Dim3::new(grid.x / shape.x, grid.y / shape.y, grid.z / shape.z);
+        let clusters: Vec<_> = (0..cluster_grid.size())
+            .map(|_| cluster_contexts(shape, block.size()))
+            .collect();
+        let handles: Vec<_> = threads(grid, block)
+            .map(|(block_idx, thread_idx)| {
+                let linear_block = block_idx.linear(grid);
+                let div = |a: Dim3, b: Dim3| Dim3::new(a.x / b.x, a.y / b.y, a.z / b.z);
+                let within = Dim3::new(
+                    block_idx.x % shape.x,
+                    block_idx.y % shape.y,
+                    block_idx.z % shape.z,
+                );
+                let cluster = div(block_idx, shape).linear(cluster_grid);
+                let context = ThreadContext {
+                    thread_idx,
+                    block_idx,
+                    block_dim: block,
+                    grid_dim: grid,
+                    block: clusters[cluster as usize][within.linear(shape) as usize].clone(),
+                };
+                let kernel = kernel.clone();
+                let position = Position::gpu(0, linear_block)
+                    .in_cluster(cluster)
+                    .thread(thread_idx.linear(block));
+                spawn_in(position, move || {
+                    emulation::enter(context);
+                    kernel();
+                    emulation::leave();
+                })
             })
-        })
-        .collect();
-    for handle in handles {
-        handle.join().expect("a kernel thread panicked");
+            .collect();
+        for handle in handles {
+            handle.join().expect("a kernel thread panicked");
+        }
+        Ok(())
     }
-    Ok(())
 }
 
 #[cfg(test)]

@@ -421,6 +421,118 @@ fn launch_ring(
     })
 }
 
+/// Launches `function` on `stream` with `config` in thread-block clusters of `cluster` blocks
+/// (`cuLaunchKernelEx` with `CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION`; cudarc has no safe form of
+/// it). `params` holds a pointer to each kernel argument, in order, as for `cuLaunchKernel`. Needs
+/// sm_90 or newer; each component of `cluster` must divide the grid's (the driver refuses the
+/// launch otherwise, and a kernel that declares `.reqnctapercluster` must be given that shape).
+///
+/// # Safety
+/// As for any kernel launch: `params` matches the kernel's parameters, and every buffer it
+/// points to stays alive and unaliased by the host until the stream is synchronised.
+pub unsafe fn launch_in_clusters(
+    stream: &cudarc::driver::CudaStream,
+    function: &cudarc::driver::CudaFunction,
+    config: LaunchConfig,
+    cluster: (u32, u32, u32),
+    params: &mut [*mut std::ffi::c_void],
+) -> Result<(), cudarc::driver::DriverError> {
+    use cudarc::driver::sys;
+    stream.context().bind_to_thread()?;
+    // SAFETY: a zeroed attribute is a valid plain-data value; its id and cluster fields are set.
+    let mut attribute: sys::CUlaunchAttribute = unsafe { std::mem::zeroed() };
+    attribute.id = sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+    attribute.value.clusterDim.x = cluster.0;
+    attribute.value.clusterDim.y = cluster.1;
+    attribute.value.clusterDim.z = cluster.2;
+    let launch = sys::CUlaunchConfig {
+        gridDimX: config.grid_dim.0,
+        gridDimY: config.grid_dim.1,
+        gridDimZ: config.grid_dim.2,
+        blockDimX: config.block_dim.0,
+        blockDimY: config.block_dim.1,
+        blockDimZ: config.block_dim.2,
+        sharedMemBytes: config.shared_mem_bytes,
+        hStream: stream.cu_stream(),
+        attrs: &mut attribute,
+        numAttrs: 1,
+    };
+    // SAFETY: the configuration and its one attribute live across the call; the parameters are
+    // the caller's contract.
+    unsafe {
+        sys::cuLaunchKernelEx(
+            &launch,
+            function.cu_function(),
+            params.as_mut_ptr(),
+            std::ptr::null_mut(),
+        )
+    }
+    .result()
+}
+
+/// Runs a histogram kernel `kernel(input: *const u32, len: usize, bins: *mut u32)` of `ptx` (built
+/// for sm_90) on GPU 0 with `grid` blocks of `block` threads in clusters of `cluster`
+/// ([`launch_in_clusters`]) and compares the bins with `expected`. Skipped without a driver
+/// ([`NO_DRIVER`]) or on a GPU older than sm_90.
+pub fn run_histogram_in_clusters(
+    ptx: &str,
+    kernel: &str,
+    input: &[u32],
+    expected: &[u32],
+    (grid, cluster, block): (u32, u32, u32),
+) -> GpuRun {
+    if !driver_present() {
+        return GpuRun::Skipped(NO_DRIVER.to_string());
+    }
+    let run = || -> Result<GpuRun, String> {
+        let e = |e: cudarc::driver::DriverError| e.to_string();
+        let ctx = CudaContext::new(0).map_err(e)?;
+        if ctx.compute_capability().map_err(e)?.0 < 9 {
+            return Ok(GpuRun::Skipped(
+                "thread-block clusters need sm_90 or newer, skipping the cluster run".into(),
+            ));
+        }
+        let module = ctx.load_module(Ptx::from_src(ptx)).map_err(e)?;
+        let function = module.load_function(kernel).map_err(e)?;
+        let stream = ctx.default_stream();
+        let data = stream.clone_htod(input).map_err(e)?;
+        let bins = stream.alloc_zeros::<u32>(expected.len()).map_err(e)?;
+        {
+            use cudarc::driver::DevicePtr;
+            let (mut data_ptr, _read) = data.device_ptr(&stream);
+            let (mut bins_ptr, _write) = bins.device_ptr(&stream);
+            let mut len = input.len();
+            let mut params: Vec<*mut std::ffi::c_void> = vec![
+                (&raw mut data_ptr).cast(),
+                (&raw mut len).cast(),
+                (&raw mut bins_ptr).cast(),
+            ];
+            let config = LaunchConfig {
+                grid_dim: (grid, 1, 1),
+                block_dim: (block, 1, 1),
+                shared_mem_bytes: 0,
+            };
+            // SAFETY: the parameters are the kernel's (input, len, bins), pointing at `len`
+            // values and `expected.len()` counters that live until the copy back below.
+            unsafe { launch_in_clusters(&stream, &function, config, (cluster, 1, 1), &mut params) }
+                .map_err(e)?;
+        }
+        let got = stream.clone_dtoh(&bins).map_err(e)?;
+        let result = (got.as_slice() == expected)
+            .then_some(())
+            .ok_or_else(|| format!("GPU {got:?} != host {expected:?}"));
+        Ok(GpuRun::Ran(vec![(
+            format!("{kernel} in clusters of {cluster}"),
+            result,
+        )]))
+    };
+    run().unwrap_or_else(|e| {
+        GpuRun::Skipped(format!(
+            "CUDA driver present but unusable ({e}), skipping GPU run"
+        ))
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -444,6 +556,19 @@ mod tests {
         let run = run_grid_barrier("not ptx", 4, 32, 3);
         if driver_present() {
             assert!(matches!(run, GpuRun::Skipped(_) | GpuRun::Ran(_)));
+        } else {
+            assert_eq!(run, GpuRun::Skipped(NO_DRIVER.to_string()));
+        }
+    }
+
+    #[test]
+    fn without_a_driver_the_cluster_launch_is_skipped_with_a_message() {
+        let run = run_histogram_in_clusters("not ptx", "k", &[1, 2], &[0; 8], (2, 2, 32));
+        if driver_present() {
+            assert!(
+                matches!(run, GpuRun::Skipped(_) | GpuRun::Ran(_)),
+                "{run:?}"
+            );
         } else {
             assert_eq!(run, GpuRun::Skipped(NO_DRIVER.to_string()));
         }

@@ -188,7 +188,7 @@ pub(super) fn decode_one(d: &mut FnDecoder, i: &RawInstr, at: usize) -> Result<O
             let q = quals(rest);
             Op::Cvta(to, q.space, d.dst(i, &o[0])?, d.src(i, &o[1])?)
         }
-        "isspacep" => {
+        "isspacep" if rest.first() != Some(&"shared::cluster") => {
             need(i, 2)?;
             Op::Isspacep(quals(rest).space, d.dst(i, &o[0])?, d.src(i, &o[1])?)
         }
@@ -340,6 +340,25 @@ pub(super) fn decode_one(d: &mut FnDecoder, i: &RawInstr, at: usize) -> Result<O
             }
             need(i, 1)?;
             Op::BarWarp(d.src(i, &o[0])?)
+        }
+        "barrier" if rest.first() == Some(&"cluster") => match rest.get(1).copied() {
+            Some("arrive") => Op::ClusterArrive(rest.contains(&"relaxed")),
+            Some("wait") => Op::ClusterWait,
+            _ => return Err(err(i, "barrier.cluster form")),
+        },
+        "mapa" => {
+            need(i, 3)?;
+            let generic = !rest.iter().any(|q| q.starts_with("shared"));
+            Op::Mapa(
+                generic,
+                d.dst(i, &o[0])?,
+                d.src(i, &o[1])?,
+                d.src(i, &o[2])?,
+            )
+        }
+        "isspacep" if rest.first() == Some(&"shared::cluster") => {
+            need(i, 2)?;
+            Op::IsspacepCluster(d.dst(i, &o[0])?, d.src(i, &o[1])?)
         }
         "bar" | "barrier" => collective::barrier(d, i, base, rest)?,
         "shfl" | "vote" | "match" | "redux" | "activemask" => collective::warp(d, i, base, rest)?,

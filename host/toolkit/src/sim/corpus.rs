@@ -200,11 +200,12 @@ fn primitive(
     sim: &Simulator,
     kernel: &str,
     object: Vec<u8>,
-    grid: u32,
+    (grid, cluster): (u32, u32),
     block: u32,
     seed: u64,
 ) -> Result<(Outcome, Vec<u8>), String> {
     let mut l = Launch::new([grid, 1, 1], [block, 1, 1], vec![Arg::Ptr(0, 0)]);
+    l.cluster = Some([cluster, 1, 1]);
     l.buffers = vec![object];
     l.seed = seed;
     let out = run(sim, kernel, &l, Vec::new())?;
@@ -310,7 +311,7 @@ pub fn run_all(sim: &Simulator, seed: u64) -> Vec<Check> {
     ];
     for (kernel, object, grid, block) in prims {
         let before = object.clone();
-        let r = primitive(sim, kernel, object, grid, block, seed).and_then(|(out, after)| {
+        let r = primitive(sim, kernel, object, (grid, 1), block, seed).and_then(|(out, after)| {
             // Semaphores end with their initial count; latches at 0.
             let check = if kernel.contains("semaphore") {
                 after == before
@@ -336,6 +337,92 @@ pub fn run_all(sim: &Simulator, seed: u64) -> Vec<Check> {
         run(sim, "sync_barrier_shared_block", &shared, Vec::new())
             .and_then(|out| clean(&out).map(|()| summary(&out, "completed"))),
     );
+    if sim.target().starts_with("sm_90") {
+        for (name, result) in cluster_checks(sim, seed) {
+            add(&name, result);
+        }
+    }
+    checks
+}
+
+/// The cluster-scope kernels of an sm_90 module in cluster launches: the cluster exchange in
+/// distributed shared memory (a `Barrier<Cluster>` in rank 0's shared memory, plain slots read by
+/// the next block, `fence::<Cluster>`) in clusters of 2 and 4, and `Barrier<Cluster>`,
+/// `Latch<Cluster>` and `CountingSemaphore<Cluster, 4>` in global memory used by the 4 blocks of
+/// one cluster.
+fn cluster_checks(sim: &Simulator, seed: u64) -> Vec<Check> {
+    use scoped_atomics::Cluster;
+    let mut checks = Vec::new();
+    for (grid, cluster, block) in [(4, 2, 64), (4, 4, 32)] {
+        let threads = (grid * block) as usize;
+        let mut l = Launch::new(
+            [grid, 1, 1],
+            [block, 1, 1],
+            vec![Arg::Buffer(vec![0; 8 * threads])],
+        );
+        l.cluster = Some([cluster, 1, 1]);
+        l.seed = seed;
+        let r = run(sim, "cluster_exchange", &l, Vec::new()).and_then(|out| {
+            clean(&out)?;
+            let got = u32s(&out.buffers[0]);
+            let expected: Vec<u32> = (0..threads as u32)
+                .flat_map(|g| {
+                    let (b, t) = (g / block, g % block);
+                    let next = (b % cluster + 1) % cluster;
+                    [1000 * next + t, 1000 * next + t + 1]
+                })
+                .collect();
+            if got == expected {
+                Ok(summary(
+                    &out,
+                    "every block read the next block's two phases",
+                ))
+            } else {
+                Err(format!(
+                    "read {:?}…, expected {:?}…",
+                    &got[..8],
+                    &expected[..8]
+                ))
+            }
+        });
+        checks.push((
+            format!("cluster_exchange {grid}x{block} in clusters of {cluster}"),
+            r,
+        ));
+    }
+    let n = 4 * 32;
+    let prims: [(&str, Vec<u8>); 3] = [
+        (
+            "sync_barrier_arrive_wait_cluster",
+            device_barrier::<Cluster>(sim, n),
+        ),
+        (
+            "sync_latch_arrive_wait_cluster",
+            bytes_of(&Latch::<Cluster>::new(n)),
+        ),
+        (
+            "sync_semaphore_acquire_release_cluster",
+            bytes_of(&CountingSemaphore::<Cluster, 4>::new(4)),
+        ),
+    ];
+    for (kernel, object) in prims {
+        let before = object.clone();
+        let r = primitive(sim, kernel, object, (4, 4), 32, seed).and_then(|(out, after)| {
+            let exact = if kernel.contains("semaphore") {
+                after == before
+            } else if kernel.contains("latch") {
+                u32s(&after)[0] == 0
+            } else {
+                true
+            };
+            if exact {
+                Ok(summary(&out, "final state exact"))
+            } else {
+                Err(format!("final state {:?}", u32s(&after)))
+            }
+        });
+        checks.push((format!("{kernel} 4x32 in one cluster of 4"), r));
+    }
     checks
 }
 
@@ -370,6 +457,35 @@ pub fn demo_lines(sims: &[(String, Simulator)], seed: u64) -> (Vec<String>, bool
         if failures.is_empty() {
             let s = result.as_ref().map(String::as_str).unwrap_or("");
             lines.push(format!("ok      {kernel} [{}]: {s}", targets.join(", ")));
+        } else {
+            ok = false;
+            lines.push(format!("FAILED  {kernel}: {}", failures.join("; ")));
+        }
+    }
+    // Checks that only some configurations have (the cluster kernels of sm_90), in order.
+    let mut extra: Vec<(&str, Vec<&str>, Vec<String>, &str)> = Vec::new();
+    for (target, checks) in &runs {
+        for (kernel, result) in checks.iter().skip(first.len()) {
+            let at = match extra.iter().position(|(k, ..)| k == kernel) {
+                Some(at) => at,
+                None => {
+                    let summary = result.as_ref().map(String::as_str).unwrap_or("");
+                    extra.push((kernel, Vec::new(), Vec::new(), summary));
+                    extra.len() - 1
+                }
+            };
+            extra[at].1.push(target);
+            if let Err(e) = result {
+                extra[at].2.push(format!("{target}: {e}"));
+            }
+        }
+    }
+    for (kernel, targets, failures, summary) in extra {
+        if failures.is_empty() {
+            lines.push(format!(
+                "ok      {kernel} [{}]: {summary}",
+                targets.join(", ")
+            ));
         } else {
             ok = false;
             lines.push(format!("FAILED  {kernel}: {}", failures.join("; ")));

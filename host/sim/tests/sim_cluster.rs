@@ -1,0 +1,232 @@
+//! Thread-block clusters in the simulator: the nvcc-compiled cluster histogram of
+//! `tests/fixtures/sim/cluster_histogram.cu` (its `__cluster_dims__(2,1,1)` read from
+//! `.reqnctapercluster`) gives the exact histogram with no finding under several schedules, and
+//! its `.cta`-scope variant is a race naming `cta` and two CTAs of one cluster; the cluster
+//! registers of a 2-D launch; a CTA that exits before `barrier.cluster` is a hang; `mapa` out of
+//! range and a wait without an arrive are faults; a launch shape that contradicts the declared
+//! one is refused.
+
+use ptx_sim::{Arg, FindingKind, Launch, Simulator};
+use std::path::PathBuf;
+
+fn load(name: &str) -> Simulator {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/sim")
+        .join(name);
+    Simulator::new(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+fn words(bytes: &[u8]) -> Vec<u32> {
+    bytes
+        .chunks(4)
+        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+        .collect()
+}
+
+/// A deterministic input and its histogram of 8 bins.
+fn input(len: u32) -> (Vec<u8>, Vec<u32>) {
+    let values: Vec<u32> = (0..len)
+        .map(|i| i.wrapping_mul(2_654_435_761) >> 7)
+        .collect();
+    let mut bins = vec![0; 8];
+    values.iter().for_each(|v| bins[*v as usize % 8] += 1);
+    (values.iter().flat_map(|v| v.to_le_bytes()).collect(), bins)
+}
+
+fn histogram_launch(grid: u32, block: u32, len: u32, seed: u64) -> (Launch, Vec<u32>) {
+    let (data, expected) = input(len);
+    let mut launch = Launch::new(
+        [grid, 1, 1],
+        [block, 1, 1],
+        vec![Arg::Buffer(data), Arg::U32(len), Arg::Buffer(vec![0; 32])],
+    );
+    launch.seed = seed;
+    (launch, expected)
+}
+
+#[test]
+fn the_nvcc_cluster_histogram_is_exact_with_no_finding() {
+    let kernel = load("cluster_histogram.ptx")
+        .kernel("cluster_histogram")
+        .unwrap();
+    assert_eq!(kernel.declared_cluster(), Some([2, 1, 1]));
+    for (grid, block, seed) in [(2, 32, 1), (4, 16, 2), (6, 64, 3), (2, 5, 4)] {
+        let (launch, expected) = histogram_launch(grid, block, 301, seed);
+        let out = kernel.launch(&launch, Vec::new()).unwrap();
+        assert!(out.findings.is_empty(), "grid {grid}: {:?}", out.findings);
+        assert!(out.completed);
+        assert_eq!(
+            words(&out.buffers[1]),
+            expected,
+            "grid {grid} x block {block}"
+        );
+    }
+}
+
+#[test]
+fn cta_scope_atomics_across_the_cluster_are_a_race_naming_cta_and_both_ctas() {
+    let kernel = load("cluster_histogram.ptx")
+        .kernel("cluster_histogram_cta_scope_bug")
+        .unwrap();
+    let (launch, _) = histogram_launch(2, 32, 301, 1);
+    let out = kernel.launch(&launch, Vec::new()).unwrap();
+    let race = out
+        .findings
+        .iter()
+        .find(|f| f.kind == FindingKind::Race)
+        .unwrap_or_else(|| panic!("no race: {:?}", out.findings));
+    let text = &race.text;
+    assert!(
+        text.contains("strong (cta) write `red.relaxed.cta.add.u32`"),
+        "{text}"
+    );
+    assert!(
+        text.contains("a scope does not include the other thread"),
+        "{text}"
+    );
+    // Threads of both CTAs of the cluster, named (block,thread).
+    assert!(
+        text.contains(" by (0,") && text.contains(" by (1,"),
+        "{text}"
+    );
+    assert!(text.contains("of cluster rank"), "{text}");
+}
+
+#[test]
+fn a_launch_shape_that_contradicts_the_declared_one_or_the_grid_is_refused() {
+    let kernel = load("cluster_histogram.ptx")
+        .kernel("cluster_histogram")
+        .unwrap();
+    let (mut launch, _) = histogram_launch(4, 32, 64, 1);
+    launch.cluster = Some([4, 1, 1]);
+    let e = kernel.launch(&launch, Vec::new()).unwrap_err().to_string();
+    assert!(
+        e.contains("declares clusters of [2, 1, 1]") && e.contains("[4, 1, 1]"),
+        "{e}"
+    );
+    let (mut launch, _) = histogram_launch(3, 32, 64, 1);
+    launch.cluster = None;
+    let e = kernel.launch(&launch, Vec::new()).unwrap_err().to_string();
+    assert!(e.contains("do not fit a grid of [3, 1, 1]"), "{e}");
+}
+
+#[test]
+fn cluster_registers_of_a_2d_launch() {
+    let kernel = load("cluster_misuse.ptx")
+        .kernel("cluster_registers")
+        .unwrap();
+    let mut launch = Launch::new([4, 2, 1], [2, 1, 1], vec![Arg::Buffer(vec![0; 8 * 32])]);
+    launch.cluster = Some([2, 2, 1]);
+    let out = kernel.launch(&launch, Vec::new()).unwrap();
+    assert!(out.findings.is_empty(), "{:?}", out.findings);
+    let got = words(&out.buffers[0]);
+    for (block, regs) in got.chunks(8).enumerate() {
+        let (x, y) = (block as u32 % 4, block as u32 / 4);
+        let expected = [x / 2, y / 2, x % 2, y % 2, (y % 2) * 2 + x % 2, 4, 2, 2];
+        assert_eq!(regs, expected, "block ({x},{y})");
+    }
+}
+
+fn finding(kernel: &str, grid: u32, cluster: u32) -> ptx_sim::Finding {
+    let kernel = load("cluster_misuse.ptx").kernel(kernel).unwrap();
+    let mut launch = Launch::new([grid, 1, 1], [32, 1, 1], Vec::new());
+    launch.cluster = Some([cluster, 1, 1]);
+    let out = kernel.launch(&launch, Vec::new()).unwrap();
+    assert!(!out.completed);
+    out.findings.last().cloned().expect("a finding")
+}
+
+#[test]
+fn a_cta_that_exits_before_the_cluster_barrier_is_a_hang() {
+    let f = finding("early_exit", 4, 2);
+    assert_eq!(f.kind, FindingKind::Hang, "{f}");
+    assert!(f.text.contains("wait at barrier.cluster"), "{f}");
+    assert!(
+        f.text.contains("only 32 of the cluster's 64 threads"),
+        "{f}"
+    );
+    // Clusters of one block: every barrier completes within its own block.
+    let kernel = load("cluster_misuse.ptx").kernel("early_exit").unwrap();
+    let out = kernel
+        .launch(&Launch::new([4, 1, 1], [32, 1, 1], Vec::new()), Vec::new())
+        .unwrap();
+    assert!(out.completed, "{:?}", out.findings);
+}
+
+#[test]
+fn mapa_out_of_range_and_a_wait_without_arrive_are_faults() {
+    let f = finding("mapa_out_of_range", 4, 4);
+    assert_eq!(f.kind, FindingKind::Fault, "{f}");
+    assert!(
+        f.text
+            .contains("mapa to rank 4, but the cluster has 4 CTAs"),
+        "{f}"
+    );
+    let f = finding("wait_without_arrive", 2, 2);
+    assert_eq!(f.kind, FindingKind::Fault, "{f}");
+    assert!(
+        f.text
+            .contains("barrier.cluster.wait without a barrier.cluster.arrive"),
+        "{f}"
+    );
+}
+
+#[test]
+fn a_double_colon_state_space_is_not_a_label() {
+    // `isspacep.shared::cta p, a;` at the start of a line once parsed as the label
+    // `isspacep.shared` followed by `:cta`.
+    let ptx = ".version 8.0\n.target sm_90\n.address_size 64\n.shared .align 4 .b8 w[4];\n\
+        .visible .entry k(.param .u64 k_param_0)\n{\n\t.reg .pred %p<3>;\n\t.reg .b64 %rd<4>;\n\
+        \tld.param.u64 %rd1, [k_param_0];\n\tmov.u64 %rd2, w;\n\tcvta.shared.u64 %rd3, %rd2;\n\
+        isspacep.shared::cta %p1, %rd3;\nisspacep.shared::cluster %p2, %rd1;\n\
+        \tselp.u64 %rd2, 1, 0, %p1;\n\tselp.u64 %rd3, 2, 0, %p2;\n\tadd.u64 %rd2, %rd2, %rd3;\n\
+        \tst.u64 [%rd1], %rd2;\n\tret;\n}\n";
+    let kernel = Simulator::new(ptx).unwrap().kernel("k").unwrap();
+    let out = kernel
+        .launch(
+            &Launch::new([1; 3], [1; 3], vec![Arg::Buffer(vec![0; 8])]),
+            Vec::new(),
+        )
+        .unwrap();
+    assert!(out.findings.is_empty(), "{:?}", out.findings);
+    // Shared (bit 0), and the global buffer is not in the cluster's shared window (bit 1).
+    assert_eq!(out.buffers[0], 1u64.to_le_bytes());
+}
+
+#[test]
+fn the_command_takes_a_cluster_shape_and_reports_the_cta_race() {
+    let file =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/sim/cluster_histogram.ptx");
+    let run = |kernel: &str, extra: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_ptx-sim"))
+            .arg(&file)
+            .args(["--kernel", kernel, "--grid", "4", "--block", "32"])
+            .args([
+                "--arg",
+                "buf:u32:64:3",
+                "--arg",
+                "u32:64",
+                "--arg",
+                "buf:u32:8",
+            ])
+            .args(extra)
+            .output()
+            .unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+        )
+    };
+    // The declared shape, then the same given on the command line: exact, exit 0.
+    for extra in [&[][..], &["--cluster", "2"][..]] {
+        let (code, stdout) = run("cluster_histogram", extra);
+        assert_eq!(code, Some(0), "{stdout}");
+        assert!(stdout.contains("buffer 1: 0 0 0 64 0 0 0 0"), "{stdout}");
+    }
+    // A shape that contradicts the declared one: bad input, exit 2.
+    let (code, _) = run("cluster_histogram", &["--cluster", "4"]);
+    assert_eq!(code, Some(2));
+    let (code, stdout) = run("cluster_histogram_cta_scope_bug", &[]);
+    assert_eq!(code, Some(1), "{stdout}");
+    assert!(stdout.starts_with("race: strong (cta)"), "{stdout}");
+}

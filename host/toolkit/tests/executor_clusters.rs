@@ -1,0 +1,139 @@
+//! The executor's thread-block clusters: the blocks of a cluster share a cluster barrier and each
+//! other's block-shared memory (`map_shared_rank`), the cluster coordinates are right in 2-D,
+//! gpu-kernels' `cluster_exchange` gives its exact result, and a bad cluster shape, a rank out of
+//! range or a foreign pointer are refused or panic with the numbers.
+
+use scoped_atomics::Ordering;
+use scoped_atomics::kernel::{Dim3, block_idx, thread_idx};
+use scoped_atomics_host::executor::{Launch, LaunchError};
+use std::sync::Mutex;
+
+#[test]
+fn clusters_share_a_barrier_and_each_others_shared_memory() {
+    use scoped_atomics::kernel::{
+        block_idx_in_cluster, cluster_dim, cluster_grid_dim, cluster_idx, cluster_rank,
+        cluster_size, cluster_sync, map_shared_rank,
+    };
+    use scoped_atomics::{AtomicRef, Cluster};
+    // A 4 x 2 grid of 16-thread blocks in 2 x 2 clusters, one cluster resident at a time:
+    // each block counts into every block's word of the cluster, then reads its own.
+    let (grid, block, shape) = (Dim3::new(4, 2, 1), Dim3::x(16), Dim3::new(2, 2, 1));
+    let run = Launch::new(grid, block).cluster(shape).resident_blocks(4);
+    assert_eq!(run.waves(), Ok(2));
+    let seen = Mutex::new(Vec::new());
+    run.run(|| {
+        assert_eq!(
+            (cluster_dim(), cluster_size(), cluster_grid_dim()),
+            (shape, 4, Dim3::new(2, 1, 1))
+        );
+        let within = block_idx_in_cluster();
+        assert_eq!(cluster_rank(), within.linear(shape));
+        let b = block_idx();
+        assert_eq!((b.x / 2, b.y / 2), (cluster_idx().x, cluster_idx().y));
+        let own = scoped_atomics::block_shared!(WORD: [u32; 1]).cast::<u32>();
+        // SAFETY: block-shared words, accessed atomically only.
+        let word = |p| unsafe { AtomicRef::<u32, Cluster>::from_ptr(p) };
+        if thread_idx().x == 0 {
+            word(own).store(0, Ordering::Relaxed);
+        }
+        cluster_sync();
+        for rank in 0..cluster_size() {
+            word(map_shared_rank(own, rank)).fetch_add(rank + 1, Ordering::Relaxed);
+        }
+        cluster_sync();
+        // Every thread of the cluster's 4 blocks added `own rank + 1`... to this word: 64 (r + 1).
+        let expected = 64 * (cluster_rank() + 1);
+        assert_eq!(word(own).load(Ordering::Relaxed), expected);
+        if thread_idx().x == 0 {
+            seen.lock().unwrap().push(b.linear(grid));
+        }
+    })
+    .unwrap();
+    let mut seen = seen.into_inner().unwrap();
+    seen.sort();
+    assert_eq!(seen, (0..8).collect::<Vec<_>>());
+}
+
+#[test]
+fn the_cluster_exchange_kernel_reads_the_next_blocks_two_phases() {
+    // gpu-kernels' cluster_exchange: a Barrier<Cluster> in rank 0's shared memory used by
+    // every block of the cluster, plain slots read across blocks.
+    for (grid, cluster, block) in [(4u32, 2u32, 16u32), (8, 4, 8)] {
+        let threads = (grid * block) as usize;
+        let mut out = vec![0u32; 2 * threads];
+        let at = Shared(out.as_mut_ptr());
+        Launch::new(Dim3::x(grid), Dim3::x(block))
+            .cluster(Dim3::x(cluster))
+            .run(move || {
+                let at = at;
+                // SAFETY: two words per thread of the grid, live for the launch.
+                unsafe { gpu_kernels::kernels::cluster_exchange(at.0) }
+            })
+            .unwrap();
+        for g in 0..threads as u32 {
+            let (b, t) = (g / block, g % block);
+            let next = (b % cluster + 1) % cluster;
+            let got = &out[2 * g as usize..2 * g as usize + 2];
+            assert_eq!(
+                got,
+                [1000 * next + t, 1000 * next + t + 1],
+                "thread {t} of block {b}"
+            );
+        }
+    }
+}
+
+/// A pointer shared by the threads of a launch (they write disjoint words).
+#[derive(Clone, Copy)]
+struct Shared(*mut u32);
+// SAFETY: see the type's documentation.
+unsafe impl Send for Shared {}
+// SAFETY: see the type's documentation.
+unsafe impl Sync for Shared {}
+
+#[test]
+fn cluster_misuse_is_refused_or_panics_with_the_numbers() {
+    let shape = Launch::new(Dim3::x(6), Dim3::x(4))
+        .cluster(Dim3::x(4))
+        .run(|| {});
+    assert_eq!(
+        shape,
+        Err(LaunchError::ClusterShape {
+            grid: Dim3::x(6),
+            cluster: Dim3::x(4)
+        })
+    );
+    let too_many = Launch::new(Dim3::x(16), Dim3::x(4))
+        .cluster(Dim3::x(16))
+        .waves();
+    assert!(
+        too_many
+            .unwrap_err()
+            .to_string()
+            .contains("at most 8 blocks")
+    );
+    let rank = Launch::new(Dim3::x(2), Dim3::x(1))
+        .cluster(Dim3::x(2))
+        .run(|| {
+            let own = scoped_atomics::block_shared!(WORD: [u32; 1]).cast::<u32>();
+            scoped_atomics::kernel::map_shared_rank(own, 2);
+        });
+    let Err(LaunchError::Panicked { message, .. }) = rank else {
+        panic!("{rank:?}")
+    };
+    assert!(message.contains("rank 2 is out of range"), "{message}");
+    assert!(message.contains("ranks 0..2"), "{message}");
+    let foreign = Launch::new(Dim3::x(2), Dim3::x(1))
+        .cluster(Dim3::x(2))
+        .run(|| {
+            let mut local = 0u32;
+            scoped_atomics::kernel::map_shared_rank(&mut local, 1);
+        });
+    let Err(LaunchError::Panicked { message, .. }) = foreign else {
+        panic!("{foreign:?}")
+    };
+    assert!(
+        message.contains("not inside a `block_shared!` array"),
+        "{message}"
+    );
+}
