@@ -134,7 +134,6 @@ pub unsafe fn ticket_lock<S: Scope>(next: *mut u32, serving: *mut u32, counter: 
     serving.store(ticket + 1, Ordering::Release);
 }
 
-
 /// Histogram of `len` values (each modulo [`BINS`]) into `bins`, in the distributed shared
 /// memory of a thread-block cluster: bin `b` lives in the shared memory of the block of rank
 /// `b % cluster_size()`, and every block of the cluster adds into it there through
