@@ -16,11 +16,7 @@ pub(super) fn decode_one(d: &mut FnDecoder, i: &RawInstr, at: usize) -> Result<O
             let ty = ty_last.ok_or_else(|| err(i, "no type"))?;
             need(i, 2)?;
             if o[0].starts_with('{') {
-                let inner: Vec<&str> = o[0]
-                    .trim_matches(|c| c == '{' || c == '}')
-                    .split(',')
-                    .map(str::trim)
-                    .collect();
+                let inner = brace_list(&o[0]);
                 let mut reg = |s: &str| (s != "_").then(|| d.reg(s));
                 let (lo, hi) = (reg(inner[0]), reg(inner.get(1).copied().unwrap_or("_")));
                 let src = if ty.bytes == 16 {
@@ -30,11 +26,7 @@ pub(super) fn decode_one(d: &mut FnDecoder, i: &RawInstr, at: usize) -> Result<O
                 };
                 Op::Unpack(ty.bytes, lo, hi, src)
             } else if o[1].starts_with('{') {
-                let inner: Vec<&str> = o[1]
-                    .trim_matches(|c| c == '{' || c == '}')
-                    .split(',')
-                    .map(str::trim)
-                    .collect();
+                let inner = brace_list(&o[1]);
                 if inner.len() != 2 {
                     return Err(err(i, "only two-element vectors are supported"));
                 }
@@ -196,11 +188,7 @@ pub(super) fn decode_one(d: &mut FnDecoder, i: &RawInstr, at: usize) -> Result<O
             need(i, 2)?;
             let ty = ty_last.ok_or_else(|| err(i, "no type"))?;
             if base == "ld" && rest.contains(&"v2") && o[0].starts_with('{') {
-                let inner: Vec<&str> = o[0]
-                    .trim_matches(|c| c == '{' || c == '}')
-                    .split(',')
-                    .map(str::trim)
-                    .collect();
+                let inner = brace_list(&o[0]);
                 if inner.len() != 2 {
                     return Err(err(i, "a .v2 load needs two registers"));
                 }
@@ -541,4 +529,13 @@ fn param_vector(d: &mut FnDecoder, i: &RawInstr, store: bool, ty: Ty) -> Result<
         slot: d.param_slot(i, slot)?,
         regs,
     })))
+}
+
+/// The elements of a `{a, b, …}` operand (a vector register list), trimmed.
+fn brace_list(operand: &str) -> Vec<&str> {
+    operand
+        .trim_matches(|c| c == '{' || c == '}')
+        .split(',')
+        .map(str::trim)
+        .collect()
 }
