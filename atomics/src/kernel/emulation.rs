@@ -6,7 +6,7 @@ use crate::sync::ArrivalToken;
 use crate::{Barrier, Block, Cluster};
 use std::alloc::{Layout, alloc, dealloc};
 use std::cell::RefCell;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::vec::Vec;
 
 /// A lock that is loom's under loom, so that what one simulated thread writes under it (a
@@ -15,6 +15,17 @@ use std::vec::Vec;
 type ModelMutex<T> = Mutex<T>;
 #[cfg(loom)]
 type ModelMutex<T> = loom::sync::Mutex<T>;
+
+/// Locks a [`ModelMutex`] whether or not a thread panicked holding it (see [`locked`]).
+#[cfg(not(loom))]
+fn model_locked<T>(mutex: &ModelMutex<T>) -> MutexGuard<'_, T> {
+    locked(mutex)
+}
+/// Under loom a kernel panic ends the whole model run, so a poisoned lock is never met.
+#[cfg(loom)]
+fn model_locked<T>(mutex: &ModelMutex<T>) -> loom::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap()
+}
 
 /// The lanes of one warp that synchronise with one mask: their barrier, and the values of a
 /// warp operation in flight (one slot per lane).
@@ -230,7 +241,7 @@ fn warp_group(operation: &str, mask: u32) -> (u32, Arc<WarpGroup>) {
         block.threads,
         mask & !existing
     );
-    let mut warps = block.warps.lock().unwrap();
+    let mut warps = model_locked(&block.warps);
     let group = match warps.iter().find(|(w, m, _)| (*w, *m) == (warp, mask)) {
         Some((_, _, g)) => g.clone(),
         None => {
@@ -263,9 +274,9 @@ pub fn activemask() -> u32 {
 #[track_caller]
 pub fn warp_exchange(operation: &str, mask: u32, value: u64) -> (u32, [u64; 32]) {
     let (lane, group) = warp_group(operation, mask);
-    group.slots.lock().unwrap()[lane as usize] = value;
+    model_locked(&group.slots)[lane as usize] = value;
     group.barrier.arrive_and_wait();
-    let mut values = *group.slots.lock().unwrap();
+    let mut values = *model_locked(&group.slots);
     group.barrier.arrive_and_wait();
     for (i, v) in values.iter_mut().enumerate() {
         if mask & (1 << i) == 0 {
@@ -280,10 +291,10 @@ pub fn warp_exchange(operation: &str, mask: u32, value: u64) -> (u32, [u64; 32])
 #[track_caller]
 pub fn sync_threads_count(predicate: bool) -> u32 {
     let block = with(|c| c.block.clone());
-    block.reduction.lock().unwrap().sum += u32::from(predicate);
+    model_locked(&block.reduction).sum += u32::from(predicate);
     block.barrier.arrive_and_wait();
     let count = {
-        let mut r = block.reduction.lock().unwrap();
+        let mut r = model_locked(&block.reduction);
         let count = r.sum;
         r.readers += 1;
         // The last reader resets for the next call, which no thread starts before the
@@ -308,7 +319,7 @@ pub const SHARED_FILL: u8 = 0xA5;
 pub fn shared<T>(site: &'static str) -> *mut T {
     let (cluster, rank) = with(|c| (c.block.cluster.clone(), rank_of(c)));
     let layout = Layout::from_size_align(size_of::<T>().max(1), align_of::<T>()).unwrap();
-    let mut arrays = cluster.shared.lock().unwrap();
+    let mut arrays = locked(&cluster.shared);
     array_of(&mut arrays, rank, site, layout).cast()
 }
 
@@ -421,12 +432,13 @@ pub(crate) fn map_shared_rank(ptr: *mut u8, rank: u32) -> *mut u8 {
         "map_shared_rank: rank {rank} is out of range: the cluster of {:?} blocks has ranks 0..{size}",
         cluster.shape
     );
-    let mut arrays = cluster.shared.lock().unwrap();
+    let mut arrays = locked(&cluster.shared);
     let found = arrays.iter().find_map(|(r, site, array)| {
         let offset = ptr.addr().wrapping_sub(array.ptr.addr());
         (*r == own && offset < array.layout.size()).then_some((*site, array.layout, offset))
     });
     let Some((site, layout, offset)) = found else {
+        drop(arrays);
         panic!(
             "map_shared_rank: {ptr:p} is not inside a `block_shared!` array of this block \
              (rank {own}); only block-shared locations have a counterpart in the other blocks"
@@ -434,4 +446,12 @@ pub(crate) fn map_shared_rank(ptr: *mut u8, rank: u32) -> *mut u8 {
     };
     // SAFETY: `offset` is within the array, and the target array has the same layout.
     unsafe { array_of(&mut arrays, rank, site, layout).add(offset) }
+}
+
+/// Locks one of the emulation's shared tables, whether or not a kernel thread panicked while it
+/// held the lock: every table is left consistent at each panic point (the panics are the checks
+/// before a change), and the launch must report the kernel's own panic, not a `PoisonError` of
+/// a thread that came after it.
+fn locked<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }

@@ -137,3 +137,35 @@ fn cluster_misuse_is_refused_or_panics_with_the_numbers() {
         "{message}"
     );
 }
+
+/// A panic inside the emulation (here `map_shared_rank` refusing a foreign pointer) must leave
+/// the emulation's shared state usable: another thread of the block that maps a good pointer
+/// afterwards gets its answer, not a `PoisonError` of the first thread's lock. CI saw the launch
+/// report that `PoisonError` instead of the kernel's own message, by chance of scheduling; here
+/// the order is forced: thread 0 panics (and catches it) before thread 1 maps.
+#[test]
+fn a_refused_map_does_not_poison_the_clusters_shared_memory() {
+    use std::sync::atomic::{AtomicBool, AtomicU32};
+    let (refused, mapped) = (AtomicBool::new(false), AtomicU32::new(0));
+    let run = Launch::new(Dim3::x(2), Dim3::x(2))
+        .cluster(Dim3::x(2))
+        .run(|| {
+            let own = scoped_atomics::block_shared!(WORD: [u32; 1]).cast::<u32>();
+            if thread_idx().x == 0 && block_idx().x == 0 {
+                let mut local = 0u32;
+                let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    scoped_atomics::kernel::map_shared_rank(&mut local, 1)
+                }));
+                assert!(caught.is_err(), "a foreign pointer was mapped");
+                refused.store(true, std::sync::atomic::Ordering::Release);
+            } else if thread_idx().x == 1 && block_idx().x == 0 {
+                while !refused.load(std::sync::atomic::Ordering::Acquire) {
+                    std::thread::yield_now();
+                }
+                scoped_atomics::kernel::map_shared_rank(own, 1);
+                mapped.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            }
+        });
+    assert_eq!(run, Ok(()));
+    assert_eq!(mapped.into_inner(), 1);
+}
