@@ -56,6 +56,7 @@
 //! }
 //! ```
 
+pub mod call_sites;
 mod gpu_target;
 pub mod ptx;
 mod tools;
@@ -292,12 +293,14 @@ impl PtxBuilder {
     }
 
     /// Whether the PTX carries line tables (the default): `.file` and `.loc` directives that name
-    /// the Rust file and line of each instruction (`debug = "line-directives-only"`), for the
-    /// simulator's findings and the GPU tools. Nothing else changes: the PTX without its
-    /// `.file`/`.loc` lines (and the labels that delimit their ranges) is the PTX of
+    /// the Rust file and line of each instruction, for the simulator's findings and the GPU
+    /// tools, and one `//@inlined_at` comment per inlined call in a kernel's own file (see
+    /// [`call_sites`]: the `.loc` of an atomic names the library's `asm!` line, the comment the
+    /// kernel author's). It compiles with `debug = "line-tables-only"` and drops the DWARF
+    /// sections, which ptxas cannot parse. Nothing else changes: the PTX without its
+    /// `.file`/`.loc` lines, comments and the labels that delimit their ranges is the PTX of
     /// `.line_tables(false)`, which is written to `<crate>.<arch>.nolines.ptx` (the repository's
-    /// `device_builds` test checks both), and ptxas reads both (full debug info would add DWARF
-    /// sections, which it cannot parse).
+    /// `device_builds` test checks both), and ptxas reads both.
     ///
     /// ```
     /// let b = scoped_atomics_build::PtxBuilder::new("kernels").line_tables(false);
@@ -382,6 +385,11 @@ impl PtxBuilder {
         let out = out_dir.join(format!("{lib}.{}{lines}.ptx", target.name()));
         let target_dir = out_dir.join("target").join(target.name());
         self.cargo_build(&tools, &target, &manifest, &target_dir, &out)?;
+        if self.line_tables {
+            let io = |e: std::io::Error| Error::Io(format!("{}: {e}", out.display()));
+            let ptx = fs::read_to_string(&out).map_err(io)?;
+            fs::write(&out, call_sites::mark_call_sites(&ptx)).map_err(io)?;
+        }
         if in_build_script {
             for file in dep_info_sources(&target_dir, &lib, self.release) {
                 println!("cargo:rerun-if-changed={}", file.display());
@@ -418,12 +426,12 @@ impl PtxBuilder {
                 .args(["--profile", profile, "--target-dir"])
                 .arg(target_dir)
                 .args(["--config", &format!("profile.{profile}.codegen-units=1")])
-                // ptxas cannot parse the DWARF sections LLVM writes into PTX: line directives
-                // (`.file`/`.loc`) at most.
+                // Line tables with DWARF, whose inlined call sites `call_sites` turns into
+                // comments before dropping it (ptxas cannot parse LLVM's DWARF in PTX).
                 .args([
                     "--config",
                     &if self.line_tables {
-                        format!("profile.{profile}.debug=\"line-directives-only\"")
+                        format!("profile.{profile}.debug=\"line-tables-only\"")
                     } else {
                         format!("profile.{profile}.debug=0")
                     },

@@ -229,3 +229,61 @@ fn line_tables_are_on_by_default_and_change_nothing_else() {
     };
     assert_eq!(code(&with), code(&without), "line tables changed the code");
 }
+
+/// Issue 25, item 2: a scope bug in a Rust kernel (a block-scope counter that every block adds
+/// to) is reported by the simulator with the kernel author's `file:line` — the line of the
+/// `fetch_add` in the user's `src/lib.rs` — next to the library line it runs through.
+const BLOCK_SCOPE_ACROSS_BLOCKS: &str = r#"
+use scoped_atomics::{Atomic, Block, Ordering};
+
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn count_blocks(p: *mut u32) {
+    // SAFETY: the launcher passes a valid location.
+    let counter = unsafe { Atomic::<u32, Block>::from_ptr(p) };
+    counter.fetch_add(1, Ordering::Relaxed); // THE BUG
+}
+"#;
+
+#[test]
+fn a_simulator_finding_names_the_rust_line_of_the_kernel() {
+    use ptx_sim::{Arg, FindingKind, Launch, Simulator};
+    use scoped_atomics_host::build::PtxBuilder;
+    let Some(tc) = scratch::toolchain("device_builds") else {
+        return;
+    };
+    let source = format!("{}{BLOCK_SCOPE_ACROSS_BLOCKS}", scratch::PRELUDE);
+    let bug_line = 1 + source
+        .lines()
+        .position(|l| l.contains("THE BUG"))
+        .expect("the marked line");
+    let dir = scratch::crate_dir(
+        &tc,
+        "builder-rust-lines",
+        ", default-features = false",
+        &source,
+    );
+    let ptx = PtxBuilder::new(&dir)
+        .arch("sm_80")
+        .out_dir(tc.root.join("target/ptx/builder"))
+        .build()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let text = std::fs::read_to_string(&ptx).unwrap();
+    let sim = Simulator::new(&text).unwrap_or_else(|e| panic!("{e}"));
+    let launch = Launch::new([2, 1, 1], [1, 1, 1], vec![Arg::Buffer(vec![0; 4])]);
+    let outcome = sim
+        .kernel("count_blocks")
+        .unwrap()
+        .launch(&launch, Vec::new())
+        .unwrap();
+    let race = outcome
+        .findings
+        .iter()
+        .find(|f| f.kind == FindingKind::Race)
+        .unwrap_or_else(|| panic!("no race found: {:?}", outcome.findings));
+    let user_line = format!("src/lib.rs:{bug_line}");
+    assert!(
+        race.text.contains(&user_line),
+        "{user_line} not in:\n{race}"
+    );
+    assert!(race.text.contains("via "), "no library line in:\n{race}");
+}

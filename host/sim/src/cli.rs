@@ -527,6 +527,7 @@ fn run(program: &str, o: &Options) -> ExitCode {
                 out.seed,
                 out.seed
             );
+            println!("sim: the PTX lines are those of {}", o.file);
         } else {
             println!(
                 "sim: kernel {}, grid {}, block {}, seed {}, {} schedule(s): no findings ({} PTX instructions executed)",

@@ -86,7 +86,8 @@ pub fn decode_func(
                     guard,
                     op,
                     line: raw.line,
-                    src_line: raw.src_line,
+                    src: raw.src,
+                    caller: raw.caller,
                 });
                 prog.opcodes.push(raw.opcode.clone());
             }
@@ -98,7 +99,8 @@ pub fn decode_func(
         guard: None,
         op: Op::Ret,
         line: f.line,
-        src_line: 0,
+        src: SrcPos::default(),
+        caller: SrcPos::default(),
     });
     prog.opcodes.push("ret".into());
     for (at, label) in std::mem::take(&mut d.fixups) {

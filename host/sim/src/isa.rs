@@ -1,6 +1,7 @@
 //! The decoded instruction set: types, scopes, semantics, state spaces, operands and the
 //! compact instruction forms the interpreter runs, with the helpers that read PTX qualifiers.
 
+pub use super::parse::SrcPos;
 use super::parse::type_size;
 use std::collections::HashMap;
 
@@ -356,7 +357,10 @@ pub struct Inst {
     pub guard: Option<(u32, bool)>,
     pub op: Op,
     pub line: u32,
-    pub src_line: u32,
+    /// The source position of its `.loc`, and the kernel author's line for it (see
+    /// [`crate::parse::RawInstr`]).
+    pub src: SrcPos,
+    pub caller: SrcPos,
 }
 
 /// Layout of one decoded function.
@@ -392,6 +396,8 @@ pub struct Program {
     pub funcs: Vec<FuncInfo>,
     /// Module function index → decoded function index.
     pub by_module_index: HashMap<u32, u32>,
+    /// The source files of the module's `.file` directives by number.
+    pub files: HashMap<u32, String>,
 }
 
 pub fn float_literal(s: &str) -> Option<u64> {

@@ -284,7 +284,10 @@ impl Simulator {
             .position(|f| f.name == name && f.is_entry && f.body.is_some())
             .ok_or_else(|| SimError::BadInput(format!("no kernel named `{name}` in the PTX")))?
             as u32;
-        let mut prog = Program::default();
+        let mut prog = Program {
+            files: self.module.files.clone(),
+            ..Program::default()
+        };
         let mut todo = vec![index];
         let mut entry = None;
         while let Some(f) = todo.pop() {

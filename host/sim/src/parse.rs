@@ -2,6 +2,7 @@
 //! (and the source line of the last `.loc`). No semantics here: [`super::decode`] gives meaning.
 
 use super::SimError;
+use std::collections::HashMap;
 
 /// A state space of a variable.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -38,7 +39,57 @@ pub struct RawInstr {
     pub opcode: String,
     pub operands: Vec<String>,
     pub line: u32,
-    pub src_line: u32,
+    /// Where the last `.loc` before the instruction points.
+    pub src: SrcPos,
+    /// The kernel author's line for it: the `inlined_at` position of that `.loc` where it has
+    /// one (nvcc's `-lineinfo`), else the last `.loc` in the function's own file (rustc's
+    /// line directives name only the innermost inlined line, often inside a library).
+    pub caller: SrcPos,
+}
+
+/// A source position of a `.loc` directive: the `.file` number and the line (0 for none).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SrcPos {
+    pub file: u32,
+    pub line: u32,
+}
+
+/// The `.loc` state while a function body is read.
+#[derive(Default)]
+struct LocState {
+    current: SrcPos,
+    caller: SrcPos,
+    /// The file of the function's first `.loc` (its own definition's file).
+    home: Option<u32>,
+}
+
+impl LocState {
+    /// Takes in `.loc file line column[, function_name …][, inlined_at file line column]`.
+    fn read(&mut self, loc: &str) {
+        let mut words = loc.split([' ', '\t', ',']).filter(|w| !w.is_empty());
+        let mut number = || {
+            words
+                .next()
+                .and_then(|w| w.parse::<u32>().ok())
+                .unwrap_or(0)
+        };
+        let (file, line) = (number(), number());
+        self.current = SrcPos { file, line };
+        let home = *self.home.get_or_insert(file);
+        let inlined_at = loc.split_once("inlined_at").map(|(_, at)| {
+            let mut at = at.split([' ', '\t', ',']).filter(|w| !w.is_empty());
+            let mut number = || at.next().and_then(|w| w.parse::<u32>().ok()).unwrap_or(0);
+            SrcPos {
+                file: number(),
+                line: number(),
+            }
+        });
+        if let Some(at) = inlined_at {
+            self.caller = at;
+        } else if file == home {
+            self.caller = self.current;
+        }
+    }
 }
 
 /// A statement of a function body.
@@ -73,6 +124,83 @@ pub struct Module {
     pub funcs: Vec<Func>,
     /// The entries that declare a cluster shape (`.reqnctapercluster`), with it.
     pub clusters: Vec<(String, [u32; 3])>,
+    /// The source files of `.file` directives by number.
+    pub files: HashMap<u32, String>,
+    /// The inlined call sites the builder marks (`//@inlined_at`).
+    pub inlined: Vec<InlinedAt>,
+}
+
+/// The comment prefix of an inlined call site (see `scoped_atomics_build::call_sites`).
+const INLINED_AT: &str = "//@inlined_at";
+
+/// `//@inlined_at $L__begin $L__end file line column`: the code between the two labels was
+/// inlined from a call at that position of a function's own file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InlinedAt {
+    pub begin: String,
+    pub end: String,
+    pub at: SrcPos,
+}
+
+impl InlinedAt {
+    fn read(text: &str) -> Option<InlinedAt> {
+        let w: Vec<&str> = text.split_whitespace().collect();
+        let [begin, end, file, line, ..] = w.as_slice() else {
+            return None;
+        };
+        Some(InlinedAt {
+            begin: begin.to_string(),
+            end: end.to_string(),
+            at: SrcPos {
+                file: file.parse().ok()?,
+                line: line.parse().ok()?,
+            },
+        })
+    }
+}
+
+/// Gives each instruction of `body` inside a marked inlined range the innermost such call site
+/// as its author's line, unless its own `.loc` is already in the function's own file.
+fn attribute_inlined_code(body: &mut [Stmt], sites: &[InlinedAt]) {
+    if sites.is_empty() {
+        return;
+    }
+    let labels: HashMap<&str, usize> = body
+        .iter()
+        .enumerate()
+        .filter_map(|(i, s)| match s {
+            Stmt::Label(l) => Some((l.as_str(), i)),
+            _ => None,
+        })
+        .collect();
+    let ranges: Vec<(usize, usize, SrcPos)> = sites
+        .iter()
+        .filter_map(|s| {
+            Some((
+                *labels.get(s.begin.as_str())?,
+                *labels.get(s.end.as_str())?,
+                s.at,
+            ))
+        })
+        .collect();
+    if ranges.is_empty() {
+        return;
+    }
+    for (i, stmt) in body.iter_mut().enumerate() {
+        let Stmt::Instr(inst) = stmt else { continue };
+        // Its own `.loc` in the function's own file (see `LocState`): already the author's.
+        if inst.src.line != 0 && inst.caller == inst.src {
+            continue;
+        }
+        // The innermost range holding the instruction is the shortest.
+        if let Some(&(_, _, at)) = ranges
+            .iter()
+            .filter(|(b, e, _)| *b <= i && i < *e)
+            .min_by_key(|(b, e, _)| e - b)
+        {
+            inst.caller = at;
+        }
+    }
 }
 
 /// A lexical piece: a statement's text, a block brace, or a label.
@@ -94,6 +222,12 @@ fn pieces(text: &str) -> Vec<Piece> {
     let mut skip_section = false;
     for (i, raw) in text.lines().enumerate() {
         let line_no = i as u32 + 1;
+        if let Some(site) = raw.trim_start().strip_prefix(INLINED_AT)
+            && buf.trim().is_empty()
+        {
+            out.push(Piece::Text(format!("{INLINED_AT}{site}"), line_no));
+            continue;
+        }
         let line = match raw.find("//") {
             Some(p) => &raw[..p],
             None => raw,
@@ -114,8 +248,9 @@ fn pieces(text: &str) -> Vec<Piece> {
             }
         }
         if skip_section {
-            // Debug sections: skipped up to their closing brace.
-            if trimmed.starts_with('}') {
+            // Debug sections: skipped up to their closing brace, which may be on the same line
+            // (LLVM's empty `.section .debug_macinfo { }`, before the `.file` directives).
+            if trimmed.starts_with('}') || trimmed.ends_with('}') {
                 skip_section = false;
             }
             continue;
@@ -331,7 +466,7 @@ fn split_operands(s: &str) -> Vec<String> {
     out
 }
 
-fn parse_instr(s: &str, line: u32, src_line: u32) -> RawInstr {
+fn parse_instr(s: &str, line: u32, loc: &LocState) -> RawInstr {
     let mut rest = s.trim();
     let mut guard = None;
     if let Some(g) = rest.strip_prefix('@') {
@@ -349,7 +484,8 @@ fn parse_instr(s: &str, line: u32, src_line: u32) -> RawInstr {
         opcode: rest[..end].to_string(),
         operands: split_operands(rest[end..].trim()),
         line,
-        src_line,
+        src: loc.current,
+        caller: loc.caller,
     }
 }
 
@@ -415,12 +551,17 @@ pub fn parse(text: &str) -> Result<Module, SimError> {
     let ps = pieces(text);
     let mut m = Module::default();
     let mut i = 0;
-    let mut src_line = 0u32;
     while i < ps.len() {
         match &ps[i] {
             Piece::Text(s, line) => {
                 let line = *line;
-                if let Some(v) = s.strip_prefix(".version") {
+                if let Some(site) = s.strip_prefix(INLINED_AT) {
+                    m.inlined.extend(InlinedAt::read(site));
+                } else if let Some(file) = s.strip_prefix(".file") {
+                    if let Some((number, path)) = file_directive(file) {
+                        m.files.insert(number, path);
+                    }
+                } else if let Some(v) = s.strip_prefix(".version") {
                     m.version = v.trim().to_string();
                 } else if let Some(t) = s.strip_prefix(".target") {
                     m.target = t.trim().to_string();
@@ -430,7 +571,7 @@ pub fn parse(text: &str) -> Result<Module, SimError> {
                         m.clusters.push((f.name.clone(), shape));
                     }
                     if matches!(ps.get(i + 1), Some(Piece::Open)) {
-                        let (body, next) = parse_body(&ps, i + 2, &mut src_line)?;
+                        let (body, next) = parse_body(&ps, i + 2)?;
                         f.body = Some(body);
                         i = next;
                     }
@@ -454,6 +595,11 @@ pub fn parse(text: &str) -> Result<Module, SimError> {
         }
         i += 1;
     }
+    for f in &mut m.funcs {
+        if let Some(body) = &mut f.body {
+            attribute_inlined_code(body, &m.inlined);
+        }
+    }
     if m.version.is_empty() && m.funcs.is_empty() {
         return Err(SimError::BadInput(
             "not a PTX module: no `.version` and no functions".into(),
@@ -464,8 +610,9 @@ pub fn parse(text: &str) -> Result<Module, SimError> {
 
 /// Parses statements from `i` to the matching close brace; returns them and the index of that
 /// brace. Nested blocks (inline asm, call sequences) are flattened.
-fn parse_body(ps: &[Piece], mut i: usize, src: &mut u32) -> Result<(Vec<Stmt>, usize), SimError> {
+fn parse_body(ps: &[Piece], mut i: usize) -> Result<(Vec<Stmt>, usize), SimError> {
     let mut out = Vec::new();
+    let mut loc = LocState::default();
     let mut depth = 1;
     while i < ps.len() {
         match &ps[i] {
@@ -479,13 +626,10 @@ fn parse_body(ps: &[Piece], mut i: usize, src: &mut u32) -> Result<(Vec<Stmt>, u
             Piece::Label(l) => out.push(Stmt::Label(l.clone())),
             Piece::Text(s, line) => {
                 let line = *line;
-                if let Some(loc) = s.strip_prefix(".loc ").or_else(|| s.strip_prefix(".loc\t")) {
-                    // `.loc file line column`
-                    *src = loc
-                        .split_whitespace()
-                        .nth(1)
-                        .and_then(|l| l.parse().ok())
-                        .unwrap_or(0);
+                if let Some(directive) =
+                    s.strip_prefix(".loc ").or_else(|| s.strip_prefix(".loc\t"))
+                {
+                    loc.read(directive);
                 } else if let Some(decl) = s.strip_prefix(".reg") {
                     // Registers are named where used (decode gives each name a slot); names
                     // without `%` must be declared to be told from symbols.
@@ -504,11 +648,58 @@ fn parse_body(ps: &[Piece], mut i: usize, src: &mut u32) -> Result<(Vec<Stmt>, u
                 } else if s.starts_with('.') || s.contains(".callprototype") {
                     // `.pragma`, `.maxntid`, prototypes: no effect on execution.
                 } else {
-                    out.push(Stmt::Instr(parse_instr(s, line, *src)));
+                    out.push(Stmt::Instr(parse_instr(s, line, &loc)));
                 }
             }
         }
         i += 1;
     }
     Err(SimError::BadInput("unterminated function body".into()))
+}
+
+/// `.file N "path"` (or `N "directory" "name"`, with an optional timestamp and size): the
+/// number and the path.
+fn file_directive(rest: &str) -> Option<(u32, String)> {
+    let rest = rest.trim_start();
+    let end = rest.find(|c: char| !c.is_ascii_digit())?;
+    let number = rest[..end].parse().ok()?;
+    let quoted: Vec<&str> = rest[end..].split('"').skip(1).step_by(2).collect();
+    let path = match quoted.as_slice() {
+        [path] => path.to_string(),
+        [dir, name, ..] if name.starts_with('/') || dir.is_empty() => name.to_string(),
+        [dir, name, ..] => format!("{}/{name}", dir.trim_end_matches('/')),
+        [] => return None,
+    };
+    Some((number, path))
+}
+
+#[cfg(test)]
+mod loc_tests {
+    use super::*;
+
+    #[test]
+    fn file_directives_give_the_path_in_either_form() {
+        assert_eq!(
+            file_directive(" 1 \"/a/src/lib.rs\""),
+            Some((1, "/a/src/lib.rs".into()))
+        );
+        assert_eq!(
+            file_directive(" 2 \"/a\" \"src/k.cu\", 1700000000, 120"),
+            Some((2, "/a/src/k.cu".into()))
+        );
+        assert_eq!(file_directive(" x \"/a\""), None);
+    }
+
+    #[test]
+    fn the_caller_is_inlined_at_or_the_last_line_in_the_functions_own_file() {
+        let mut loc = LocState::default();
+        loc.read("1 12 0");
+        loc.read("2 144 34");
+        assert_eq!(loc.current, SrcPos { file: 2, line: 144 });
+        assert_eq!(loc.caller, SrcPos { file: 1, line: 12 });
+        loc.read("3 7 1, function_name $L__info_string0, inlined_at 1 20 3");
+        assert_eq!(loc.caller, SrcPos { file: 1, line: 20 });
+        loc.read("1 21 5");
+        assert_eq!(loc.caller, SrcPos { file: 1, line: 21 });
+    }
 }

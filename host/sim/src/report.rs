@@ -90,12 +90,36 @@ pub fn thread_name(block: [u32; 3], thread: [u32; 3], grid: [u32; 3], dims: [u32
     }
 }
 
-/// An instruction's name: `` `ld.acquire.gpu.b32` at PTX line 120`` (and the source line).
+/// An instruction's name: `` `ld.acquire.gpu.b32` at PTX line 120`` and, where the PTX has line
+/// directives, the source line: `(src/lib.rs:12)`, or the kernel author's line first and the
+/// library's line it runs through, `(src/lib.rs:12, via …/atomics/src/imp/ptx/asm.rs:144)`;
+/// `(source line 42)` where no `.file` names the file.
 pub fn inst_name(prog: &Program, inst: u32) -> String {
     let i = &prog.insts[inst as usize];
     let mut s = format!("`{}` at PTX line {}", prog.opcodes[inst as usize], i.line);
-    if i.src_line != 0 {
-        s += &format!(" (source line {})", i.src_line);
+    if i.src.line == 0 {
+        return s;
+    }
+    let Some(file) = prog.files.get(&i.src.file) else {
+        return s + &format!(" (source line {})", i.src.line);
+    };
+    let here = format!("{}:{}", shown_path(file), i.src.line);
+    match prog.files.get(&i.caller.file) {
+        Some(caller) if i.caller != i.src && i.caller.line != 0 => {
+            s += &format!(" ({}:{}, via {here})", shown_path(caller), i.caller.line);
+        }
+        _ => s += &format!(" ({here})"),
     }
     s
+}
+
+/// A source path as a finding shows it: relative to the current folder where it lies inside.
+fn shown_path(path: &str) -> String {
+    let relative = std::env::current_dir().ok().and_then(|cwd| {
+        std::path::Path::new(path)
+            .strip_prefix(cwd)
+            .ok()
+            .map(|p| p.display().to_string())
+    });
+    relative.unwrap_or_else(|| path.to_string())
 }

@@ -50,6 +50,34 @@ fn findings_name_the_source_line_of_loc() {
     assert!(f.contains("(source line 42)"), "{f}");
 }
 
+/// With `.file` directives a finding names `file:line`; where the `.loc` is inside inlined
+/// library code, the kernel author's line comes first: from nvcc's `inlined_at`, or from the
+/// builder's `//@inlined_at` comment over the label range of the inlined call.
+#[test]
+fn findings_name_the_authors_file_and_line_before_the_librarys() {
+    let files = "\t.file\t1 \"/u/src/lib.rs\"\n\t.file\t2 \"/lib/asm.rs\"\n";
+    let own = kernel("\t.loc 1 12 0\n\t.loc 1 14 5\n\tst.global.u32 [%rd1], %r2;") + files;
+    let nvcc = kernel(
+        "\t.loc 1 12 0\n\t.loc 2 144 34, function_name $L__info_string0, inlined_at 1 20 3\n\
+         \tst.global.u32 [%rd1], %r2;",
+    ) + files;
+    let rust = kernel(
+        "\t.loc 1 12 0\n$L__tmp1:\n\t.loc 2 144 34\n\tst.global.u32 [%rd1], %r2;\n$L__tmp2:",
+    ) + files
+        + "//@inlined_at $L__tmp1 $L__tmp2 1 15 13\n";
+    for (ptx, expected) in [
+        (own, "(/u/src/lib.rs:14)"),
+        (nvcc, "(/u/src/lib.rs:20, via /lib/asm.rs:144)"),
+        (rust, "(/u/src/lib.rs:15, via /lib/asm.rs:144)"),
+    ] {
+        let sim = Simulator::new(&ptx).unwrap();
+        let l = Launch::new([2, 1, 1], [1, 1, 1], vec![Arg::Buffer(vec![0; 64])]);
+        let out = sim.kernel("k").unwrap().launch(&l, Vec::new()).unwrap();
+        let f = &out.findings.first().expect("a race").text;
+        assert!(f.contains(expected), "{expected} not in {f}");
+    }
+}
+
 /// Message passing between blocks through fences of `scope` around relaxed flag accesses.
 fn fenced_message_passing(scope: &str, seed: u64) -> Outcome {
     let body = format!(
