@@ -89,6 +89,38 @@ fn ticket_lock_at_block_scope_is_a_race_in_the_simulator() {
     let findings = app::ticket_lock_in_simulator("ticket_lock_block_scope_bug", 3, 1, 1)
         .expect_err("a block-scope ticket lock across blocks raced nowhere");
     assert!(findings.starts_with("race:"), "{findings}");
+    // The race names the kernel author's Rust lines, inside `ticket_lock`'s body.
+    let body = lines_of_fn("pub unsafe fn ticket_lock<");
+    let named = rust_lines(findings.lines().next().unwrap());
+    assert!(
+        !named.is_empty() && named.iter().all(|n| body.contains(n)),
+        "lines {named:?} not all in ticket_lock ({body:?}):\n{findings}"
+    );
+}
+
+/// The `kernels/src/lib.rs:N` line numbers a finding names.
+fn rust_lines(finding: &str) -> Vec<usize> {
+    finding
+        .split("kernels/src/lib.rs:")
+        .skip(1)
+        .filter_map(|s| s.split(|c: char| !c.is_ascii_digit()).next()?.parse().ok())
+        .collect()
+}
+
+/// The line numbers of the function of `kernels/src/lib.rs` whose header starts with `header`,
+/// up to its closing brace at the start of a line.
+fn lines_of_fn(header: &str) -> std::ops::RangeInclusive<usize> {
+    let source = include_str!("../../kernels/src/lib.rs");
+    let lines: Vec<&str> = source.lines().collect();
+    let start = lines.iter().position(|l| l.starts_with(header)).unwrap();
+    let end = start + lines[start..].iter().position(|l| *l == "}").unwrap();
+    start + 1..=end + 1
+}
+
+/// The line of `kernels/src/lib.rs` that contains `text`.
+fn line_of(text: &str) -> usize {
+    let source = include_str!("../../kernels/src/lib.rs");
+    1 + source.lines().position(|l| l.contains(text)).unwrap()
 }
 
 #[test]
@@ -108,4 +140,8 @@ fn block_sum_at_block_scope_is_a_race_in_the_simulator() {
     let findings = app::block_sum_in_simulator("block_sum_block_scope_bug", 2, 32, 1)
         .expect_err("a block-scope total across blocks raced nowhere");
     assert!(findings.starts_with("race:"), "{findings}");
+    // Both accesses are the block's add into the total: the author's line, not the library's.
+    let add = line_of("total.add(partial.load(Ordering::Relaxed)");
+    let race = findings.lines().next().unwrap();
+    assert_eq!(rust_lines(race), [add, add], "{findings}");
 }
