@@ -273,6 +273,31 @@ pub fn bits_op(op: BitsOp, ty: Ty, s: [u64; 4]) -> u64 {
             let r = if mad { r.wrapping_add(s[2]) } else { r };
             int_result(ty, i128::from(r & m))
         }
+        BitsOp::Dp4a(a_signed, b_signed) => {
+            let byte = |v: u64, k: u32, signed: bool| {
+                let b = (v >> (8 * k)) & 0xff;
+                if signed { sext(b, 1) } else { b as i64 }
+            };
+            let sum = (0..4).fold(s[2] as i64, |acc, k| {
+                acc.wrapping_add(byte(s[0], k, a_signed) * byte(s[1], k, b_signed))
+            });
+            sum as u64 & 0xffff_ffff
+        }
+        BitsOp::Dp2a(hi, a_signed, b_signed) => {
+            let part = |v: u64, bits: u32, k: u32, signed: bool| {
+                let x = (v >> (bits * k)) & ((1 << bits) - 1);
+                if signed {
+                    sext(x, (bits / 8) as u8)
+                } else {
+                    x as i64
+                }
+            };
+            let first = if hi { 2 } else { 0 };
+            let sum = (0..2).fold(s[2] as i64, |acc, k| {
+                acc.wrapping_add(part(s[0], 16, k, a_signed) * part(s[1], 8, first + k, b_signed))
+            });
+            sum as u64 & 0xffff_ffff
+        }
     }
 }
 
@@ -282,6 +307,39 @@ mod tests {
 
     fn ty(s: &str) -> Ty {
         Ty::parse(s).unwrap()
+    }
+
+    /// `dp4a`/`dp2a` by the ISA's definition: byte (and half-word) products, each operand
+    /// sign- or zero-extended by its type, added to `c` modulo 2^32.
+    #[test]
+    fn dot_products_extend_each_operand_by_its_type() {
+        let u = ty("u32");
+        // a = bytes 1, 2, 3, 0xff; b = bytes 4, 5, 6, 2.
+        let (a, b) = (0xff03_0201, 0x0206_0504);
+        assert_eq!(
+            bits_op(BitsOp::Dp4a(false, false), u, [a, b, 10, 0]),
+            10 + 4 + 10 + 18 + 510
+        );
+        assert_eq!(
+            bits_op(BitsOp::Dp4a(true, false), u, [a, b, 10, 0]),
+            10 + 4 + 10 + 18 - 2
+        );
+        let minus_one = bits_op(BitsOp::Dp4a(true, true), u, [0xff, 0x01, 0, 0]);
+        assert_eq!(minus_one, 0xffff_ffff);
+        // a = halves 3, -1 (0xffff); b bytes 0..3 = 1, 2, 3, 4.
+        let (a, b) = (0xffff_0003, 0x0403_0201);
+        assert_eq!(
+            bits_op(BitsOp::Dp2a(false, true, false), u, [a, b, 0, 0]),
+            3 - 2
+        );
+        assert_eq!(
+            bits_op(BitsOp::Dp2a(true, true, false), u, [a, b, 0, 0]),
+            9 - 4
+        );
+        assert_eq!(
+            bits_op(BitsOp::Dp2a(true, false, false), u, [a, b, 0, 0]),
+            9 + 0xffff * 4
+        );
     }
 
     #[test]

@@ -51,6 +51,8 @@ pub struct Thread {
     pub recent_at: usize,
     /// `CC.CF`: the carry (for `sub.cc`/`subc`, the borrow) of the last `.cc` instruction.
     pub carry: bool,
+    /// Its `cp.async` copies in flight.
+    pub copies: crate::async_copy::AsyncCopies,
 }
 
 /// What stopped a thread's run.
@@ -608,6 +610,22 @@ impl World<'_> {
                         Err(e) => return Event::Fault(e),
                     }
                 }
+                Op::CpAsync(c) => return self.cp_async(th, pc, c),
+                Op::CpAsyncCommit => Self::cp_async_commit(th),
+                Op::CpAsyncWait(n) => {
+                    if n.is_none() {
+                        // `wait_all` is `commit_group; wait_group 0`.
+                        Self::cp_async_commit(th);
+                    }
+                    return self.cp_async_wait(th, t, *n);
+                }
+                Op::CpAsyncMbArrive(a, noinc) => {
+                    let done = self.cp_async_wait(th, t, None);
+                    if !matches!(done, Event::Yield) || !*noinc {
+                        return done;
+                    }
+                    return self.mb_arrive(th, t, (&None, a, &None, &false, &false));
+                }
                 Op::MbInit(a, count) => return self.mb_init(th, a, count),
                 Op::MbArrive(d, a, count, drop, no_complete) => {
                     return self.mb_arrive(th, t, (d, a, count, drop, no_complete));
@@ -625,9 +643,12 @@ impl World<'_> {
                     return Event::Yield;
                 }
                 Op::Trap => return Event::Fault("trap".into()),
-                Op::Exit => return Event::Exited,
+                Op::Exit => return self.exit_after_copies(th, t),
                 Op::Ret => {
                     if let Some(event) = self.ret(th) {
+                        if matches!(event, Event::Exited) {
+                            return self.exit_after_copies(th, t);
+                        }
                         return event;
                     }
                 }

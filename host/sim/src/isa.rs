@@ -334,6 +334,15 @@ pub enum Op {
     ParamVector(Box<ParamVecInst>),
     /// No effect here (`fence.proxy.alias`: generic accesses need no proxy fence).
     Nop,
+    /// `cp.async.{ca,cg}.shared.global`: a copy issued, completed at the thread's wait.
+    CpAsync(Box<crate::async_copy::CpAsyncInst>),
+    /// `cp.async.commit_group`.
+    CpAsyncCommit,
+    /// `cp.async.wait_group n` (`Some(n)`) or `cp.async.wait_all` (`None`).
+    CpAsyncWait(Option<u32>),
+    /// `cp.async.mbarrier.arrive{.noinc}.shared.b64 [mbar]`: the copies complete, then (with
+    /// `.noinc`, when true) one arrival on the mbarrier.
+    CpAsyncMbArrive(Addr, bool),
     MbInit(Addr, Src),
     /// `mbarrier.arrive{_drop}{.noComplete}`: token register, object, count, whether `_drop`,
     /// whether `.noComplete` (must not complete the phase). The token holds the phase in its low

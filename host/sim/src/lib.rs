@@ -50,6 +50,7 @@
 //! ```
 
 mod arith;
+mod async_copy;
 mod calls;
 pub mod cli;
 mod cluster;
@@ -549,6 +550,7 @@ impl Kernel {
                     recent: [(u64::MAX, 0); 4],
                     recent_at: 0,
                     carry: false,
+                    copies: Default::default(),
                 });
             }
         }

@@ -918,6 +918,105 @@ fn vector_accesses_dynamic_shared_and_constant_tables() {
     }
 }
 
+// ---- async.cu ----
+
+/// A kernel of `async.cu` over 64 threads: the input (128 words) and a 64-word output.
+fn copy_case(kernel: &'static str) -> (Case, Vec<i32>) {
+    let v = input(128);
+    let args = vec![Arg::Buffer(ints(&v)), Arg::Buffer(vec![0; 256])];
+    (case("async.ptx", kernel, 1, 64, args), v)
+}
+
+#[test]
+fn async_copies_waited_for_are_race_free_and_land() {
+    // `cp.async` is a weak read of the source and a weak write of the destination by the
+    // issuing thread, performed asynchronously (PTX ISA, "cp.async"): `cp.async.wait_group` /
+    // `wait_all` order the thread's completed copies before its later accesses, and from there
+    // `bar.sync` orders them before the other threads' reads. With `cp.async.mbarrier.arrive`
+    // the copies complete before the mbarrier's arrive, whose phase completion the
+    // `mbarrier.test_wait` loop observes (acquire at CTA scope). No volatile access: both views
+    // agree.
+    let (c, v) = copy_case("pipeline_reverse");
+    for b in c.clean(&BOTH) {
+        let expected: Vec<i32> = (0..64).map(|t| v[63 - t]).collect();
+        assert_eq!(words(&b[1]), expected);
+    }
+    let (c, v) = copy_case("pipeline_two_stages");
+    for b in c.clean(&BOTH) {
+        let expected: Vec<i32> = (0..64).map(|t| v[t] * 1000 + v[64 + t]).collect();
+        assert_eq!(words(&b[1]), expected);
+    }
+    let (c, v) = copy_case("block_memcpy_async");
+    for b in c.clean(&BOTH) {
+        let expected: Vec<i32> = (0..64).map(|t| 2 * v[63 - t]).collect();
+        assert_eq!(words(&b[1]), expected);
+    }
+    let (c, v) = copy_case("barrier_memcpy_async");
+    for b in c.clean(&BOTH) {
+        let expected: Vec<i32> = (0..64).map(|t| v[63 - t] + 1).collect();
+        assert_eq!(words(&b[1]), expected);
+    }
+}
+
+#[test]
+fn a_copy_not_waited_for_races_with_the_read_after_the_barrier() {
+    // Without `cp.async.wait_group`, nothing orders thread 63-t's copy into `s[63-t]` before
+    // thread t's read of it: `bar.sync` orders the threads' own accesses, not copies in flight.
+    let (c, _) = copy_case("pipeline_without_wait");
+    c.finding(
+        &BOTH,
+        FindingKind::Race,
+        "ld.shared.u32",
+        "cp.async.ca.shared.global",
+    );
+}
+
+#[test]
+fn dp4a_and_dp2a_compute_as_the_isa_says() {
+    // dp4a.s32.s32, dp2a.lo.s32.s32 and dp4a.u32.u32 by the ISA's definition, computed here
+    // byte by byte (each operand extended by its type, the sum modulo 2^32).
+    let a: Vec<i32> = (0..32u32)
+        .map(|t| t.wrapping_mul(0x0133_7f81).wrapping_add(0x7f80_01ff) as i32)
+        .collect();
+    let b: Vec<u32> = (0..32)
+        .map(|t| 0x80ff_017f_u32.rotate_left(t as u32))
+        .collect();
+    let args = vec![
+        Arg::Buffer(ints(&a)),
+        Arg::Buffer(b.iter().flat_map(|x| x.to_le_bytes()).collect()),
+        Arg::Buffer(vec![0; 32 * 12]),
+    ];
+    let c = case("async.ptx", "dot_products", 1, 32, args);
+    let byte = |x: u32, k: u32, signed: bool| -> i64 {
+        let v = (x >> (8 * k)) & 0xff;
+        if signed {
+            v as u8 as i8 as i64
+        } else {
+            v as i64
+        }
+    };
+    let half = |x: u32, k: u32| -> i64 { (x >> (16 * k)) as u16 as i16 as i64 };
+    for buffers in c.clean(&BOTH) {
+        let out = words(&buffers[2]);
+        for t in 0..32 {
+            let (x, y) = (a[t] as u32, b[t]);
+            let dp4 = |signed| {
+                (0..4)
+                    .map(|k| byte(x, k, signed) * byte(y, k, signed))
+                    .sum::<i64>()
+            };
+            let dp2_lo = half(x, 0) * byte(y, 0, true) + half(x, 1) * byte(y, 1, true);
+            assert_eq!(out[3 * t], (10 + dp4(true)) as i32, "dp4a.s32 lane {t}");
+            assert_eq!(out[3 * t + 1], dp2_lo as i32, "dp2a.lo lane {t}");
+            assert_eq!(
+                out[3 * t + 2],
+                dp4(false) as u32 as i32,
+                "dp4a.u32 lane {t}"
+            );
+        }
+    }
+}
+
 // ---- the corpus and nvcc ----
 
 #[test]
@@ -929,6 +1028,7 @@ fn every_corpus_kernel_decodes() {
         "messages.ptx",
         "warp.ptx",
         "calls.ptx",
+        "async.ptx",
     ] {
         let sim = sim(file);
         let names: Vec<String> = sim.kernels().map(String::from).collect();
@@ -973,6 +1073,7 @@ fn checked_in_ptx_is_what_nvcc_emits() {
         "messages",
         "warp",
         "calls",
+        "async",
     ] {
         let ptx = out.join(format!("{name}.ptx"));
         let status = std::process::Command::new(&nvcc)

@@ -124,7 +124,8 @@ pub(super) fn float(
     })))
 }
 
-/// `prmt`, `bfi`, `bfind`, `shf`, `sad`, `slct`, `mad.wide`, `cnot`, `mul24`/`mad24`.
+/// `prmt`, `bfi`, `bfind`, `shf`, `sad`, `slct`, `mad.wide`, `cnot`, `mul24`/`mad24`,
+/// `dp4a`/`dp2a`.
 pub(super) fn bits(
     d: &mut FnDecoder,
     i: &RawInstr,
@@ -171,6 +172,22 @@ pub(super) fn bits(
                 BitsOp::Mul24(hi, base == "mad24"),
                 if base == "mad24" { 3 } else { 2 },
             )
+        }
+        "dp4a" | "dp2a" => {
+            let signed = |k: usize| tys.get(k).map(|t| t.kind == Kind::S);
+            let (Some(a), Some(b)) = (signed(0), signed(1)) else {
+                return Err(err(i, format!("{base} needs two types")));
+            };
+            if base == "dp4a" {
+                (BitsOp::Dp4a(a, b), 3)
+            } else {
+                let hi = match word(0) {
+                    "hi" => true,
+                    "lo" => false,
+                    w => return Err(err(i, format!("dp2a mode `{w}`"))),
+                };
+                (BitsOp::Dp2a(hi, a, b), 3)
+            }
         }
         _ => return Err(err(i, "not supported by the simulator")),
     };

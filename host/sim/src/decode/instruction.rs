@@ -46,9 +46,8 @@ pub(super) fn decode_one(d: &mut FnDecoder, i: &RawInstr, at: usize) -> Result<O
                 Op::Un(UnOp::Mov, ty, d.dst(i, &o[0])?, d.src(i, &o[1])?)
             }
         }
-        "cnot" | "prmt" | "bfi" | "bfind" | "shf" | "sad" | "slct" | "mul24" | "mad24" => {
-            arith::bits(d, i, base, rest)?
-        }
+        "cnot" | "prmt" | "bfi" | "bfind" | "shf" | "sad" | "slct" | "mul24" | "mad24" | "dp4a"
+        | "dp2a" => arith::bits(d, i, base, rest)?,
         "mad" if rest.first() == Some(&"wide") => arith::bits(d, i, base, rest)?,
         "sqrt" | "rsqrt" | "rcp" | "ex2" | "lg2" | "sin" | "cos" | "tanh" | "copysign"
         | "testp" => arith::float(d, i, base, rest)?,
@@ -400,6 +399,7 @@ pub(super) fn decode_one(d: &mut FnDecoder, i: &RawInstr, at: usize) -> Result<O
                 _ => return Err(err(i, "this mbarrier form")),
             }
         }
+        "cp" if rest.first() == Some(&"async") => async_copy(d, i, &rest[1..])?,
         "nanosleep" => {
             need(i, 1)?;
             Op::Nanosleep(d.src(i, &o[0])?)
@@ -538,4 +538,50 @@ fn brace_list(operand: &str) -> Vec<&str> {
         .split(',')
         .map(str::trim)
         .collect()
+}
+
+/// The `cp.async` family; cache hints (`.L2::128B`, a cache policy operand) change nothing here.
+fn async_copy(d: &mut FnDecoder, i: &RawInstr, rest: &[&str]) -> Result<Op, SimError> {
+    let o = &i.operands;
+    Ok(match rest.first().copied() {
+        Some("commit_group") => Op::CpAsyncCommit,
+        Some("wait_all") => Op::CpAsyncWait(None),
+        Some("wait_group") => {
+            need(i, 1)?;
+            let n = o[0]
+                .parse()
+                .map_err(|_| err(i, "cp.async.wait_group takes an integer constant"))?;
+            Op::CpAsyncWait(Some(n))
+        }
+        Some("mbarrier") => {
+            need(i, 1)?;
+            Op::CpAsyncMbArrive(d.addr(i, &o[0])?, rest.contains(&"noinc"))
+        }
+        Some("ca" | "cg") => {
+            if !rest.iter().any(|q| q.starts_with("shared")) || !rest.contains(&"global") {
+                return Err(err(i, "only cp.async from .global to .shared is supported"));
+            }
+            need(i, 3)?;
+            let size: u8 = o[2]
+                .parse()
+                .ok()
+                .filter(|s| matches!(s, 4 | 8 | 16))
+                .ok_or_else(|| err(i, "cp.async's cp-size is 4, 8 or 16"))?;
+            // A fourth operand is the source size unless it is the cache policy (64-bit register
+            // with `.L2::cache_hint`).
+            let src_size = match o.get(3) {
+                Some(s) if !(rest.contains(&"L2::cache_hint") && o.len() == 4) => {
+                    Some(d.src(i, s)?)
+                }
+                _ => None,
+            };
+            Op::CpAsync(Box::new(crate::async_copy::CpAsyncInst {
+                dst: d.addr(i, &o[0])?,
+                src: d.addr(i, &o[1])?,
+                size,
+                src_size,
+            }))
+        }
+        _ => return Err(err(i, "this cp.async form")),
+    })
 }

@@ -84,6 +84,11 @@ pub enum BitsOp {
     Cnot,
     /// `mul24.{lo,hi}` / `mad24.{lo,hi}`: products of the low 24 bits (high half when true).
     Mul24(bool, bool),
+    /// `dp4a.atype.btype d, a, b, c`: `c` plus the four byte products (a signed, b signed).
+    Dp4a(bool, bool),
+    /// `dp2a.{lo,hi}.atype.btype d, a, b, c`: `c` plus the products of `a`'s two 16-bit halves
+    /// with two bytes of `b` (its upper two when the first is true), (a signed, b signed).
+    Dp2a(bool, bool, bool),
 }
 
 /// A cold integer instruction: operation, type, destination, sources.
