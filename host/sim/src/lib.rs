@@ -273,9 +273,9 @@ impl Simulator {
     /// assert!(sim.kernel("count").is_ok());
     /// assert!(sim.kernel("missing").unwrap_err().to_string().contains("no kernel named `missing`"));
     /// // An instruction outside the supported set is named with its PTX line.
-    /// let odd = EXAMPLE_PTX.replace("\tret;", "\tcp.async.wait_all;\n\tret;");
+    /// let odd = EXAMPLE_PTX.replace("\tret;", "\tpmevent 7;\n\tret;");
     /// let e = Simulator::new(&odd).unwrap().kernel("count").unwrap_err().to_string();
-    /// assert!(e.contains("cp.async.wait_all") && e.contains("PTX line 19"), "{e}");
+    /// assert!(e.contains("pmevent") && e.contains("PTX line 19"), "{e}");
     /// ```
     pub fn kernel(&self, name: &str) -> Result<Kernel, SimError> {
         let index = self

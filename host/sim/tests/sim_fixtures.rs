@@ -366,7 +366,7 @@ fn cli_small_parameters_take_u32_values_that_fit() {
 fn cli_unsupported_instruction_exits_2_naming_it_and_its_line() {
     let text = std::fs::read_to_string(fixture("device_release.ptx"))
         .unwrap()
-        .replace("\tnanosleep.u32 \t1000;", "\tcp.async.wait_all;");
+        .replace("\tnanosleep.u32 \t1000;", "\tpmevent 7;");
     let dir = std::env::temp_dir().join(format!("sim-unsupported-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("cp_async.ptx");
@@ -387,7 +387,7 @@ fn cli_unsupported_instruction_exits_2_naming_it_and_its_line() {
     ]);
     assert_eq!(code, 2, "{out}{err}");
     assert!(
-        err.contains("cp.async.wait_all") && err.contains("PTX line 28"),
+        err.contains("pmevent") && err.contains("PTX line 28"),
         "{err}"
     );
     let _ = std::fs::remove_dir_all(dir);
