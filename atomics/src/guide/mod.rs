@@ -16,12 +16,21 @@
 //!
 //! | crate | for | what |
 //! | --- | --- | --- |
-//! | `scoped-atomics-build` (`host/build/`) | a host crate's `build.rs` | `PtxBuilder`: the kernel crate to PTX, checked by ptxas |
-//! | `scoped-atomics-host` (`host/toolkit/`) | the host crate and its tests | `executor` (host threads, loom), `gpu` (cudarc), the `cargo host` command; re-exports the three others as `build`, `sim`, `litmus` |
-//! | `ptx-sim` (`host/sim/`) | anyone with PTX (rustc's, nvcc's) | the simulator and its race / divergence / hang / fault detector; binary `ptx-sim` |
-//! | `ptx-litmus` (`host/litmus/`) | anyone reasoning about PTX synchronisation | the PTX memory model as a litmus checker; binary `ptx-litmus` |
+//! | [`scoped-atomics-build`][scoped-atomics-build] (`host/build/`) | a host crate's `build.rs` | `PtxBuilder`: the kernel crate to PTX, checked by ptxas |
+//! | [`scoped-atomics-host`][scoped-atomics-host] (`host/toolkit/`) | the host crate and its tests | `executor` (host threads, loom), `gpu` (cudarc), the `cargo host` command; re-exports the three others as `build`, `sim`, `litmus` |
+//! | [`ptx-sim`][ptx-sim] (`host/sim/`) | anyone with PTX (rustc's, nvcc's) | the simulator and its race / divergence / hang / fault detector; binary `ptx-sim` |
+//! | [`ptx-litmus`][ptx-litmus] (`host/litmus/`) | anyone reasoning about PTX synchronisation | the PTX memory model as a litmus checker; binary `ptx-litmus` |
 //!
 //! (`host/checks/` holds the repository's own conformance checks and snapshots; no user needs it.)
+//!
+//! Each crate's documentation: docs.rs (the links above), or in a checkout
+//! `cargo doc -p scoped-atomics-host --open` (likewise `-p scoped-atomics-build`, `-p ptx-sim`,
+//! `-p ptx-litmus`).
+//!
+//! [scoped-atomics-build]: https://docs.rs/scoped-atomics-build
+//! [scoped-atomics-host]: https://docs.rs/scoped-atomics-host
+//! [ptx-sim]: https://docs.rs/ptx-sim
+//! [ptx-litmus]: https://docs.rs/ptx-litmus
 
 #[doc = include_str!("choosing-a-scope.md")]
 pub mod choosing_a_scope {}

@@ -88,11 +88,23 @@ fn wide_atomics_are_compile_errors_where_the_target_lacks_them() {
 
     let (flags, td) = on(Target::Sm90);
     let dir = scratch_crate(&tc, &rmw);
+    let out = build(&tc, &dir, &flags, &td);
+    // One error, the read-modify-write's (its compare-and-swap loop's first load is not
+    // reported as a load/store the target lacks), saying where to look for the call.
+    let stderr = String::from_utf8_lossy(&out.0.stderr).into_owned();
+    assert!(
+        !stderr.contains("load/store") && stderr.matches("error[E0080]").count() == 1,
+        "{stderr}"
+    );
     expect_error(
         "a 128-bit fetch_add for sm_90 (PTX ISA 7.8)",
-        build(&tc, &dir, &flags, &td),
+        out,
         "128-bit atomic read-modify-writes (`swap`, `compare_exchange`, `fetch_*`: PTX \
          `atom.cas.b128`/`atom.exch.b128`) need sm_90 or newer with PTX ISA 8.3",
+    );
+    assert!(
+        stderr.contains("The call is a `u128`/`i128` atomic operation in the kernel crate"),
+        "{stderr}"
     );
 
     let (flags, td) = on(Target::Sm90Ptx86);

@@ -2,15 +2,18 @@
 //!
 //! ```text
 //! ptx-sim FILE.ptx --kernel NAME --grid X[,Y,Z] --block X[,Y,Z]
-//!     [--arg KIND:V | --arg buf:T:N[:INIT]]... [--dynamic-shared BYTES]
-//!     [--volatile relaxed-sys|plain] [--seed N] [--schedules K] [--json]
+//!     [--arg KIND:V | --arg buf:T:N[:INIT] | --arg ptr:B:OFFSET]... [--dynamic-shared BYTES]
+//!     [--volatile relaxed-sys|plain] [--warp-lockstep] [--seed N] [--schedules K] [--json]
 //! ```
 //!
 //! Kernel parameters in order: scalars `u32:V` (also an 8- or 16-bit parameter when V fits),
 //! `u64:V`, `i32:V`, `f32:V`, `f64:V`; `buf:T:N[:INIT]` for a pointer to a new global buffer of
-//! N elements of T (`u8`, `u16`, `u32`, `u64`, `i32`, `f32`, `f64`), each INIT (default 0).
-//! Integers are decimal or `0x` hexadecimal. `--volatile plain` judges `ld/st.volatile` as
-//! plain accesses (CUDA C++'s view) instead of relaxed system-scope ones (PTX's, the default).
+//! N elements of T (`u8`, `u16`, `u32`, `u64`, `i32`, `f32`, `f64`), each INIT (default 0);
+//! `ptr:B:OFFSET` for a pointer OFFSET bytes into buffer B (the B-th `buf:` argument, from 0, as
+//! the output numbers them; OFFSET inside it). Integers are decimal or `0x` hexadecimal.
+//! `--volatile plain` judges `ld/st.volatile` as plain accesses (CUDA C++'s view) instead of
+//! relaxed system-scope ones (PTX's, the default). `--warp-lockstep` schedules warp by warp,
+//! lane by lane ([`Mode::WarpLockstep`](crate::Mode::WarpLockstep)) instead of at random.
 //!
 //! Exit status 0: every schedule ran to completion with no finding; 1: a finding (the first line
 //! of output is the finding, starting with `race:`, `divergence:`, `hang:` or `fault:`); 2: bad
@@ -18,7 +21,7 @@
 //! schedule `k` of a run uses seed `N + k`. What the kernel prints with `printf` follows the
 //! findings, a line per call starting with the thread.
 
-use super::{Arg, Launch, Outcome, SimError, Simulator, VolatileMode};
+use super::{Arg, Launch, Mode, Outcome, SimError, Simulator, VolatileMode};
 use std::process::ExitCode;
 
 /// The command's usage line (the first line of `--help`).
@@ -26,7 +29,7 @@ use std::process::ExitCode;
 /// ```
 /// assert!(ptx_sim::cli::USAGE.contains("--schedules K"));
 /// ```
-pub const USAGE: &str = "usage: ptx-sim FILE.ptx --kernel NAME --grid X[,Y,Z] --block X[,Y,Z] [--cluster X[,Y,Z]] [--arg KIND:V | --arg buf:T:N[:INIT]]... [--dynamic-shared BYTES] [--volatile relaxed-sys|plain] [--seed N] [--schedules K] [--json]";
+pub const USAGE: &str = "usage: ptx-sim FILE.ptx --kernel NAME --grid X[,Y,Z] --block X[,Y,Z] [--cluster X[,Y,Z]] [--arg KIND:V | --arg buf:T:N[:INIT] | --arg ptr:B:OFFSET]... [--dynamic-shared BYTES] [--volatile relaxed-sys|plain] [--warp-lockstep] [--seed N] [--schedules K] [--json]";
 
 /// A parsed command line: the arguments of `ptx-sim` (and of `cargo host sim`, which embeds
 /// these as its `sim` subcommand).
@@ -58,8 +61,9 @@ pub struct Options {
     pub cluster: Option<[u32; 3]>,
     /// A kernel parameter, in order: `u32:V` (also an 8- or 16-bit parameter when V fits),
     /// `u64:V`, `i32:V`, `f32:V`, `f64:V`, or `buf:T:N[:INIT]` for a pointer to a new global
-    /// buffer of N elements of T (u8, u16, u32, u64, i32, f32, f64), each INIT (default 0).
-    /// Integers are decimal or 0x hexadecimal.
+    /// buffer of N elements of T (u8, u16, u32, u64, i32, f32, f64), each INIT (default 0),
+    /// or `ptr:B:OFFSET` for a pointer OFFSET bytes into buffer B (the B-th `buf:` argument,
+    /// from 0; OFFSET below its size in bytes). Integers are decimal or 0x hexadecimal.
     #[arg(long = "arg", value_name = "KIND:VALUE", value_parser = parse_arg)]
     pub args: Vec<CliArg>,
     /// Bytes of dynamic shared memory (`extern __shared__`), after the static `.shared`
@@ -70,6 +74,10 @@ pub struct Options {
     /// or `plain` (CUDA C++: plain accesses, which race when unordered).
     #[arg(long, value_name = "VIEW", default_value = "relaxed-sys")]
     pub volatile: VolatileView,
+    /// Schedule warp by warp, lane by lane, one memory operation each (the lanes of a warp
+    /// advance together, as in SIMT lockstep) instead of a seeded random interleaving.
+    #[arg(long)]
+    pub warp_lockstep: bool,
     /// The first schedule's seed: schedule k uses seed + k.
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = seed)]
     pub seed: u64,
@@ -197,6 +205,10 @@ impl Elem {
 ///     parse_options(&args).unwrap().args,
 ///     [CliArg::Buf(Elem::U64, 4, 7), CliArg::U32(16), CliArg::F32(-1.5), CliArg::Buf(Elem::I32, 2, 0xffff_fffd)]
 /// );
+/// // A pointer 8 bytes into buffer 0 (checked against the buffer's size when the kernel runs).
+/// let args: Vec<String> = ["k.ptx", "--kernel", "k", "--grid", "1", "--block", "1",
+///     "--arg", "buf:u32:4", "--arg", "ptr:0:8"].map(String::from).to_vec();
+/// assert_eq!(parse_options(&args).unwrap().args[1], CliArg::Ptr(0, 8));
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum CliArg {
@@ -212,6 +224,8 @@ pub enum CliArg {
     F64(f64),
     /// `buf:T:N[:INIT]`: element type, count, the bits of the initial value.
     Buf(Elem, u64, u64),
+    /// `ptr:B:OFFSET`: a pointer OFFSET bytes into buffer B (the B-th `buf:` argument).
+    Ptr(usize, u64),
 }
 
 fn signed(s: &str) -> Option<i32> {
@@ -280,7 +294,7 @@ fn parse_arg(s: &str) -> Result<CliArg, String> {
     let parts: Vec<&str> = s.split(':').collect();
     let bad = || {
         format!(
-            "argument `{s}`: expected u32:V, u64:V, i32:V, f32:V, f64:V or buf:T:N[:INIT] with T one of u8, u16, u32, u64, i32, f32, f64"
+            "argument `{s}`: expected u32:V, u64:V, i32:V, f32:V, f64:V, buf:T:N[:INIT] with T one of u8, u16, u32, u64, i32, f32, f64, or ptr:B:OFFSET"
         )
     };
     let not_a = |v: &str, what: &str| format!("argument `{s}`: `{v}` is not a {what}");
@@ -309,6 +323,13 @@ fn parse_arg(s: &str) -> Result<CliArg, String> {
                 None => 0,
             };
             Ok(CliArg::Buf(elem, n, init))
+        }
+        ["ptr", b, off] => {
+            let b = number(b)
+                .and_then(|b| usize::try_from(b).ok())
+                .ok_or_else(|| not_a(b, "buffer number"))?;
+            let off = number(off).ok_or_else(|| not_a(off, "byte offset"))?;
+            Ok(CliArg::Ptr(b, off))
         }
         _ => Err(bad()),
     }
@@ -341,6 +362,42 @@ fn parse(program: &str, args: &[String]) -> Result<Options, clap::Error> {
 fn bad(program: &str, msg: impl std::fmt::Display) -> ExitCode {
     eprintln!("{program}: {msg}");
     ExitCode::from(2)
+}
+
+/// The buffers of the `buf:` arguments (allocated before the arguments, numbered in order) and
+/// their element types; a `ptr:B:OFFSET` must point into one of them.
+fn buffers(args: &[CliArg]) -> Result<(Vec<Vec<u8>>, Vec<Elem>), String> {
+    let mut data = Vec::new();
+    let mut elems = Vec::new();
+    for a in args {
+        if let CliArg::Buf(elem, n, init) = *a {
+            data.push(
+                (0..n)
+                    .flat_map(|_| init.to_le_bytes()[..elem.size() as usize].to_vec())
+                    .collect::<Vec<u8>>(),
+            );
+            elems.push(elem);
+        }
+    }
+    for (k, a) in args.iter().enumerate() {
+        if let CliArg::Ptr(b, off) = *a {
+            let Some(buffer) = data.get(b) else {
+                return Err(format!(
+                    "argument {k} (`ptr:{b}:{off}`): no buffer {b}: there {} {} `buf:` argument(s), numbered from 0",
+                    if data.len() == 1 { "is" } else { "are" },
+                    data.len()
+                ));
+            };
+            if off >= buffer.len() as u64 {
+                return Err(format!(
+                    "argument {k} (`ptr:{b}:{off}`): offset {off} is outside buffer {b}, which has {} bytes (offsets 0..={})",
+                    buffer.len(),
+                    buffer.len() - 1
+                ));
+            }
+        }
+    }
+    Ok((data, elems))
 }
 
 fn buffer_values(data: &[u8], elem: Elem) -> Vec<serde_json::Value> {
@@ -426,14 +483,10 @@ fn run(program: &str, o: &Options) -> ExitCode {
         Err(e @ SimError::Unsupported(_)) => return bad(format!("{}: {e}", o.file)),
         Err(e) => return bad(format!("{}: {e}", o.file)),
     };
-    let sizes: Vec<Elem> = o
-        .args
-        .iter()
-        .filter_map(|a| match a {
-            CliArg::Buf(e, ..) => Some(*e),
-            _ => None,
-        })
-        .collect();
+    let (buffers, sizes) = match buffers(&o.args) {
+        Ok(b) => b,
+        Err(e) => return bad(e),
+    };
     // `u32:V` also fills an 8- or 16-bit parameter (`.u8`, `.u16`, `bool`) when V fits.
     let params = kernel.param_sizes();
     let mut args: Vec<Arg> = Vec::new();
@@ -462,17 +515,25 @@ fn run(program: &str, o: &Options) -> ExitCode {
             (CliArg::I32(v), _) => Arg::U32(v as u32),
             (CliArg::F32(v), _) => Arg::U32(v.to_bits()),
             (CliArg::F64(v), _) => Arg::U64(v.to_bits()),
-            (CliArg::Buf(elem, n, init), _) => Arg::Buffer(
-                (0..n)
-                    .flat_map(|_| init.to_le_bytes()[..elem.size() as usize].to_vec())
-                    .collect(),
+            // Every buffer is allocated before the arguments, so a `ptr:` may name any.
+            (CliArg::Buf(..), _) => Arg::Ptr(
+                o.args[..k]
+                    .iter()
+                    .filter(|a| matches!(a, CliArg::Buf(..)))
+                    .count(),
+                0,
             ),
+            (CliArg::Ptr(b, off), _) => Arg::Ptr(b, off),
         });
     }
     let mut last: Option<Outcome> = None;
     let mut instructions = 0u64;
     for k in 0..o.schedules {
         let mut launch = Launch::new(o.grid, o.block, args.clone());
+        launch.buffers = buffers.clone();
+        if o.warp_lockstep {
+            launch.mode = Mode::WarpLockstep;
+        }
         launch.cluster = o.cluster;
         launch.seed = o.seed.wrapping_add(k);
         launch.dynamic_shared = o.dynamic_shared;
@@ -503,6 +564,7 @@ fn run(program: &str, o: &Options) -> ExitCode {
             "seed": out.seed,
             "first_seed": o.seed,
             "schedules": o.schedules,
+            "mode": if o.warp_lockstep { "warp-lockstep" } else { "random" },
             "instructions": instructions,
             "buffers": buffers,
             "findings": findings,
@@ -517,9 +579,14 @@ fn run(program: &str, o: &Options) -> ExitCode {
             println!("printf {line}");
         }
         let dims = |d: [u32; 3]| format!("{}x{}x{}", d[0], d[1], d[2]);
+        let lockstep = if o.warp_lockstep {
+            ", warp lockstep"
+        } else {
+            ""
+        };
         if found {
             println!(
-                "sim: kernel {}, grid {}, block {}: {} finding(s) with seed {} (repeat with --seed {} --schedules 1)",
+                "sim: kernel {}, grid {}, block {}{lockstep}: {} finding(s) with seed {} (repeat with --seed {} --schedules 1)",
                 o.kernel,
                 dims(o.grid),
                 dims(o.block),
@@ -530,7 +597,7 @@ fn run(program: &str, o: &Options) -> ExitCode {
             println!("sim: the PTX lines are those of {}", o.file);
         } else {
             println!(
-                "sim: kernel {}, grid {}, block {}, seed {}, {} schedule(s): no findings ({} PTX instructions executed)",
+                "sim: kernel {}, grid {}, block {}{lockstep}, seed {}, {} schedule(s): no findings ({} PTX instructions executed)",
                 o.kernel,
                 dims(o.grid),
                 dims(o.block),

@@ -31,6 +31,8 @@ fn help_exits_0_and_lists_the_arguments() {
         "--dynamic-shared",
         "relaxed-sys",
         "f32:V",
+        "ptr:B:OFFSET",
+        "--warp-lockstep",
     ] {
         assert!(out.contains(arg), "{arg}: {out}");
     }
@@ -205,4 +207,116 @@ fn decode_and_launch_errors_print_their_own_message() {
         err.contains("takes 3 parameters, 1 arguments given") && !err.contains("usage"),
         "{err}"
     );
+}
+
+/// A kernel whose threads each swap their index into `*p` and store the value they took out at
+/// `q[tid]`: the order of the swaps shows the schedule.
+const SWAP_PTX: &str = "\
+.version 7.0
+.target sm_70
+.address_size 64
+
+.visible .entry swap(.param .u64 p, .param .u64 q)
+{
+\t.reg .b32 %r<3>;
+\t.reg .b64 %rd<5>;
+\tld.param.u64 %rd1, [p];
+\tld.param.u64 %rd2, [q];
+\tmov.u32 %r1, %tid.x;
+\tatom.relaxed.gpu.global.exch.b32 %r2, [%rd1], %r1;
+\tmul.wide.u32 %rd3, %r1, 4;
+\tadd.s64 %rd4, %rd2, %rd3;
+\tst.global.u32 [%rd4], %r2;
+\tret;
+}
+";
+
+fn swap_file(test: &str) -> String {
+    let path = std::env::temp_dir().join(format!("ptx-sim-{test}-{}.ptx", std::process::id()));
+    std::fs::write(&path, SWAP_PTX).unwrap();
+    path.to_str().unwrap().to_string()
+}
+
+#[test]
+fn a_pointer_into_a_buffer_and_warp_lockstep_scheduling() {
+    let file = swap_file("lockstep");
+    // One buffer of 9 words: word 0 is swapped, words 1..=8 (from byte 4) take the old values.
+    let base = [
+        file.as_str(),
+        "--kernel",
+        "swap",
+        "--grid",
+        "1",
+        "--block",
+        "8",
+        "--arg",
+        "buf:u32:9:99",
+        "--arg",
+        "ptr:0:4",
+        "--schedules",
+        "1",
+    ];
+    // In lockstep the lanes swap in lane order: each takes its predecessor's index.
+    let (code, out, err) = run(&[&base[..], &["--warp-lockstep"]].concat());
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("buffer 0: 7 99 0 1 2 3 4 5 6"), "{out}");
+    assert!(out.contains("block 8x1x1, warp lockstep, seed 1"), "{out}");
+    let (code, out, err) = run(&[&base[..], &["--warp-lockstep", "--json"]].concat());
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("\"mode\":\"warp-lockstep\""), "{out}");
+    // The random scheduler interleaves them otherwise (8! orders; this seed's is another).
+    let (code, out, err) = run(&base);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("buffer 0: "), "{out}");
+    assert!(!out.contains("buffer 0: 7 99 0 1 2 3 4 5 6"), "{out}");
+    assert!(!out.contains("lockstep"), "{out}");
+    std::fs::remove_file(&file).unwrap();
+}
+
+#[test]
+fn a_pointer_outside_its_buffer_is_an_error_naming_buffer_offset_and_size() {
+    let file = swap_file("bad-ptr");
+    let with = |args: &[&str]| {
+        let mut all = vec![
+            file.as_str(),
+            "--kernel",
+            "swap",
+            "--grid",
+            "1",
+            "--block",
+            "1",
+        ];
+        all.extend_from_slice(args);
+        run(&all)
+    };
+    let (code, out, err) = with(&["--arg", "buf:u32:4", "--arg", "ptr:0:16"]);
+    assert_eq!(code, 2, "{out}");
+    assert!(
+        err.contains("offset 16 is outside buffer 0, which has 16 bytes"),
+        "{err}"
+    );
+    assert!(!err.contains("panicked"), "{err}");
+    let (code, _, err) = with(&["--arg", "ptr:1:0", "--arg", "buf:u32:4"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("no buffer 1: there is 1 `buf:` argument(s)"),
+        "{err}"
+    );
+    // A pointer may name a buffer of a later argument (every buffer is allocated first).
+    let (code, out, err) = with(&["--arg", "ptr:0:12", "--arg", "buf:u32:4:5"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("buffer 0: 5 5 5 0"), "{out}");
+    for (arg, what) in [
+        ("ptr:x:0", "`x` is not a buffer number"),
+        ("ptr:0:-4", "`-4` is not a byte offset"),
+        ("ptr:0", "or ptr:B:OFFSET"),
+    ] {
+        let (code, _, err) = with(&["--arg", arg]);
+        assert_eq!(code, 2, "{arg}");
+        assert!(
+            err.contains(what) && !err.contains("panicked"),
+            "{arg}: {err}"
+        );
+    }
+    std::fs::remove_file(&file).unwrap();
 }

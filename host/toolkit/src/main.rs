@@ -81,7 +81,8 @@ enum Command {
     )]
     Litmus(scoped_atomics_host::litmus::cli::Options),
     /// Writes a new kernel project into DIR: a copy of the repository's examples/ workspace whose
-    /// path dependencies point at this checkout (then `cd DIR && cargo test`).
+    /// path dependencies point at this checkout (then `cd DIR && cargo test`), with the alias
+    /// `cargo host` for this command.
     New {
         /// The directory (must not exist or be empty).
         #[arg(value_name = "DIR")]
@@ -278,6 +279,9 @@ fn new(dir: &str) -> ExitCode {
             println!(
                 "next: {cd}cargo test   (RUSTFLAGS=\"--cfg loom\" cargo test --release --test loom: \
                  under loom; cargo run: on a GPU, skipped without a driver)"
+            );
+            println!(
+                "`cargo host sim|ptx|demo …` works there too (alias in {dir}/.cargo/config.toml)"
             );
             ExitCode::SUCCESS
         }
@@ -575,19 +579,7 @@ mod demo {
                 " (--verbose lists them)"
             }
         );
-        println!(
-            "    {:<12} {:<34} {:>5} {:>7} {:>6}{}",
-            "target",
-            "kernel",
-            "regs",
-            "instrs",
-            "mm",
-            if verbose {
-                "  memory-model instructions"
-            } else {
-                ""
-            }
-        );
+        let mut rows = Vec::new();
         for r in &reports {
             let Ok(text) = std::fs::read_to_string(&r.ptx) else {
                 continue;
@@ -607,29 +599,24 @@ mod demo {
                         _ => None,
                     })
                     .collect();
-                let count = mnemonics.len();
+                let memory_model = mnemonics.len();
                 mnemonics.sort();
                 mnemonics.dedup();
-                let registers = r
-                    .ptxas
-                    .as_ref()
-                    .ok()
-                    .and_then(|p| p.registers.get(&kernel.name).copied());
-                println!(
-                    "    {:<12} {:<34} {:>5} {:>7} {:>6}{}",
-                    r.checked.target.name(),
-                    kernel.name,
-                    registers.map_or("?".into(), |n| n.to_string()),
+                rows.push(crate::cli::kernels::KernelRow {
+                    target: r.checked.target.name().to_string(),
+                    kernel: kernel.name.clone(),
+                    registers: r
+                        .ptxas
+                        .as_ref()
+                        .ok()
+                        .and_then(|p| p.registers.get(&kernel.name).copied()),
                     instructions,
-                    count,
-                    if verbose {
-                        format!("  {}", mnemonics.join(" "))
-                    } else {
-                        String::new()
-                    }
-                );
+                    memory_model,
+                    mnemonics: mnemonics.join(" "),
+                });
             }
         }
+        println!("{}", crate::cli::kernels::kernel_table(&rows, verbose));
         reports
     }
 }

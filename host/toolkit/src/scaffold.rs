@@ -1,7 +1,8 @@
 //! `scoped-atomics-host new DIR`: a new kernel project, a copy of the repository's `examples/`
 //! workspace (a `no_std` kernel crate and a host crate that builds it to PTX, tests it on host
 //! threads and under loom, and launches it on a GPU) whose path dependencies point at this
-//! checkout.
+//! checkout, and a `.cargo/config.toml` whose alias `cargo host` runs this checkout's
+//! `scoped-atomics-host` command from anywhere in the project ([`cargo_config`]).
 
 use std::fs;
 use std::io;
@@ -52,7 +53,34 @@ pub fn new_project(checkout: &Path, dir: &Path) -> io::Result<Vec<PathBuf>> {
     let checkout = checkout.canonicalize()?;
     let mut written = Vec::new();
     copy(&source, dir, &checkout, &mut written)?;
+    let config = dir.join(".cargo/config.toml");
+    fs::create_dir_all(dir.join(".cargo"))?;
+    fs::write(&config, cargo_config(&checkout))?;
+    written.push(config);
     Ok(written)
+}
+
+/// The `.cargo/config.toml` of a new project: the alias `cargo host`, which runs the
+/// `scoped-atomics-host` command (`demo`, `ptx`, `sim`, `litmus`, `new`) of the checkout at
+/// `checkout` in release mode (`cargo run --manifest-path CHECKOUT/Cargo.toml -p
+/// scoped-atomics-host --release --`; built in the checkout's `target/`, shared with its own
+/// `cargo host`). Relative paths given to it are relative to where `cargo host` is run.
+///
+/// ```
+/// let config = scoped_atomics_host::scaffold::cargo_config(std::path::Path::new("/src/sa"));
+/// assert!(config.contains(
+///     r#"host = ["run", "--manifest-path", "/src/sa/Cargo.toml", "-p", "scoped-atomics-host", "--release", "--"]"#
+/// ));
+/// ```
+pub fn cargo_config(checkout: &Path) -> String {
+    format!(
+        "# `cargo host <subcommand> …` from anywhere in this project: the `scoped-atomics-host` command\n\
+         # (`demo`, `ptx`, `sim`, `litmus`, `new`) of the scoped-atomics checkout this project was made\n\
+         # from, built in release mode in that checkout's target/.\n\
+         [alias]\n\
+         host = [\"run\", \"--manifest-path\", {:?}, \"-p\", \"scoped-atomics-host\", \"--release\", \"--\"]\n",
+        checkout.join("Cargo.toml")
+    )
 }
 
 fn copy(from: &Path, to: &Path, checkout: &Path, written: &mut Vec<PathBuf>) -> io::Result<()> {

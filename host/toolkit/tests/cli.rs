@@ -71,6 +71,12 @@ fn bad_usage_is_an_error_naming_the_word_and_pointing_at_help() {
         (&["frobnicate"][..], "unrecognized subcommand 'frobnicate'"),
         (&["new"][..], "<DIR>"),
         (&["litmus"][..], "<FILE_OR_DIR>"),
+        (
+            &[
+                "sim", "k.ptx", "--kernel", "k", "--grid", "1", "--block", "1", "--arg", "ptr:0",
+            ][..],
+            "ptr:B:OFFSET",
+        ),
     ] {
         let o = run(args);
         assert_eq!(o.status.code(), Some(2), "{args:?}");
@@ -135,6 +141,25 @@ fn new_writes_a_project_depending_on_this_checkout_and_refuses_a_non_empty_dir()
         "{manifest}"
     );
     assert!(!dir.join("target").exists());
+    // `cargo host` there: an alias running this checkout's command.
+    let config = std::fs::read_to_string(dir.join(".cargo/config.toml")).unwrap();
+    let manifest_path = checkout.join("Cargo.toml");
+    assert!(
+        config.contains(&format!(
+            "[alias]\nhost = [\"run\", \"--manifest-path\", {manifest_path:?}, \"-p\", \"scoped-atomics-host\", \"--release\", \"--\"]\n"
+        )),
+        "{config}"
+    );
+    assert!(
+        std::fs::read_to_string(&manifest_path)
+            .unwrap()
+            .contains("\"host/toolkit\""),
+        "{manifest_path:?} is not the workspace of host/toolkit"
+    );
+    assert!(
+        String::from_utf8_lossy(&o.stdout).contains(".cargo/config.toml"),
+        "the message names the alias"
+    );
     let again = run(&["new", path]);
     assert_eq!(again.status.code(), Some(1));
     assert!(stderr(&again).contains("exists and is not empty"));
@@ -183,4 +208,64 @@ fn no_runtime_unroll_goes_with_a_kernel_crate() {
         "{e}"
     );
     assert!(!e.contains("panicked"), "{e}");
+}
+
+#[test]
+fn sim_takes_a_pointer_into_a_buffer_and_warp_lockstep() {
+    let o = run(&["sim", "--help"]);
+    let help = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        help.contains("--warp-lockstep") && help.contains("ptr:B:OFFSET"),
+        "{help}"
+    );
+    // Each thread swaps its index into word 0 and stores what it took out at word 1 + tid.
+    let ptx = ".version 7.0\n.target sm_70\n.address_size 64\n\
+        .visible .entry swap(.param .u64 p, .param .u64 q)\n{\n\
+        \t.reg .b32 %r<3>;\n\t.reg .b64 %rd<5>;\n\tld.param.u64 %rd1, [p];\n\
+        \tld.param.u64 %rd2, [q];\n\tmov.u32 %r1, %tid.x;\n\
+        \tatom.relaxed.gpu.global.exch.b32 %r2, [%rd1], %r1;\n\tmul.wide.u32 %rd3, %r1, 4;\n\
+        \tadd.s64 %rd4, %rd2, %rd3;\n\tst.global.u32 [%rd4], %r2;\n\tret;\n}\n";
+    let file = std::env::temp_dir().join(format!("host-sim-swap-{}.ptx", std::process::id()));
+    std::fs::write(&file, ptx).unwrap();
+    let args = |extra: &[&'static str]| {
+        let mut a = vec!["sim".to_string(), file.to_str().unwrap().to_string()];
+        a.extend(
+            [
+                "--kernel",
+                "swap",
+                "--grid",
+                "1",
+                "--block",
+                "8",
+                "--arg",
+                "buf:u32:9:99",
+            ]
+            .iter()
+            .chain(extra)
+            .map(|s| s.to_string()),
+        );
+        a
+    };
+    let run_owned = |a: Vec<String>| {
+        Command::new(env!("CARGO_BIN_EXE_scoped-atomics-host"))
+            .args(a)
+            .output()
+            .unwrap()
+    };
+    // In lockstep the lanes swap in lane order.
+    let o = run_owned(args(&["--arg", "ptr:0:4", "--warp-lockstep"]));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{out}{}", stderr(&o));
+    assert!(
+        out.contains("warp lockstep") && out.contains("buffer 0: 7 99 0 1 2 3 4 5 6"),
+        "{out}"
+    );
+    let o = run_owned(args(&["--arg", "ptr:0:36"]));
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).starts_with("scoped-atomics-host sim: argument 1 (`ptr:0:36`): offset 36 is outside buffer 0, which has 36 bytes"),
+        "{}",
+        stderr(&o)
+    );
+    std::fs::remove_file(&file).unwrap();
 }

@@ -27,6 +27,16 @@ macro_rules! compiled_for {
     };
 }
 
+/// The end of the 128-bit compile errors: where the call is. Rustc's notes after the error point
+/// inside this crate (the operation is inlined into the kernel, so no note names the kernel's
+/// line).
+macro_rules! where_128 {
+    () => {
+        ". The call is a `u128`/`i128` atomic operation in the kernel crate (the notes below point \
+         inside scoped-atomics, where it is inlined)"
+    };
+}
+
 /// The compile error of a 128-bit atomic at the System scope below PTX ISA 8.4.
 macro_rules! system_message {
     () => {
@@ -35,7 +45,8 @@ macro_rules! system_message {
              ISA 8.4 or newer, and this crate was compiled for ",
             compiled_for!(),
             ". With scoped-atomics-build: `PtxBuilder::new(..).ptx_isa(8, 4)`; with cargo: \
-             `-C target-feature=+ptx84` in RUSTFLAGS"
+             `-C target-feature=+ptx84` in RUSTFLAGS",
+            where_128!()
         )
     };
 }
@@ -78,7 +89,8 @@ impl<S: Scope> Wide128Available<S> {
                 compiled_for!(),
                 ". With scoped-atomics-build: `PtxBuilder::new(..).ptx_isa(8, 4)` (or `(8, 3)` \
                  without the System scope); with cargo: `-C target-feature=+ptx84` in RUSTFLAGS, so \
-                 that it reaches every crate of the build"
+                 that it reaches every crate of the build",
+                where_128!()
             )
         );
         assert!(!Self::SYSTEM || HAS_B128_SYSTEM, system_message!());
@@ -94,7 +106,8 @@ impl<S: Scope> Wide128Available<S> {
                 compiled_for!(),
                 ". With scoped-atomics-build: `PtxBuilder::new(..).arch(\"sm_90\").ptx_isa(8, 4)`; \
                  with cargo: `-C target-cpu=sm_90 -C target-feature=+ptx84` in RUSTFLAGS, so that it \
-                 reaches every crate of the build"
+                 reaches every crate of the build",
+                where_128!()
             )
         );
         assert!(!Self::SYSTEM || HAS_B128_SYSTEM, system_message!());
@@ -214,6 +227,15 @@ pub(super) trait Width: Copy + Eq {
     unsafe fn st<S: Scope>(p: *mut Self, value: Self, sem: Sem);
     /// `atom.<sem>.S.cas.bN`: returns the previous value.
     unsafe fn cas<S: Scope>(p: *mut Self, expected: Self, new: Self, sem: Sem) -> Self;
+    /// The first load of a compare-and-swap loop, `ld.relaxed.S.bN`: [`Width::ld`], stopped by
+    /// the read-modify-write's compile-time check instead of the load's where they differ
+    /// (128 bits), so that a `fetch_*` the target lacks fails with the one message about
+    /// read-modify-writes, not also with the load/store one.
+    #[inline(always)]
+    unsafe fn ld_before_cas<S: Scope>(p: *const Self) -> Self {
+        // SAFETY: the caller's contract is `ld`'s.
+        unsafe { Self::ld::<S>(p, Sem::Relaxed) }
+    }
 }
 
 macro_rules! widths {
@@ -282,31 +304,16 @@ impl Width for u128 {
     #[inline(always)]
     unsafe fn ld<S: Scope>(p: *const Self, sem: Sem) -> Self {
         let () = Wide128Available::<S>::LOAD_STORE;
-        #[cfg(ptx_isa_at_least = "83")]
-        {
-            let (lo, hi): (u64, u64);
-            let p = in_space::<S, _>(p.cast_mut());
-            // SAFETY: the caller passes a valid location of 16 bytes, 16-aligned.
-            unsafe {
-                match sem {
-                    // `readonly`: see the module docs.
-                    Sem::Relaxed => {
-                        scoped_asm!(S, sem, "{{ .reg .b128 %q_v;\n\tld" [Relaxed "relaxed"],
-                        ".b128 %q_v, [{p}];\n\tmov.b128 {{{lo}, {hi}}}, %q_v;\n\t}}",
-                        (lo = out(reg64) lo, hi = out(reg64) hi, p = in(reg64) p, options(readonly, nostack)))
-                    }
-                    _ => scoped_asm!(S, sem, "{{ .reg .b128 %q_v;\n\tld" [Acquire "acquire"],
-                        ".b128 %q_v, [{p}];\n\tmov.b128 {{{lo}, {hi}}}, %q_v;\n\t}}",
-                        (lo = out(reg64) lo, hi = out(reg64) hi, p = in(reg64) p, options(nostack))),
-                }
-            };
-            join(lo, hi)
-        }
-        #[cfg(not(ptx_isa_at_least = "83"))]
-        {
-            let _ = (p, sem);
-            trap()
-        }
+        // SAFETY: the caller's contract.
+        unsafe { ld_b128::<S>(p, sem) }
+    }
+    #[inline(always)]
+    unsafe fn ld_before_cas<S: Scope>(p: *const Self) -> Self {
+        // Where the read-modify-write compiles, so does the load (sm_90 with PTX ISA 8.3 has
+        // PTX ISA 8.3; both checks hold the System scope's 8.4).
+        let () = Wide128Available::<S>::RMW;
+        // SAFETY: the caller's contract.
+        unsafe { ld_b128::<S>(p, Sem::Relaxed) }
     }
     #[inline(always)]
     unsafe fn st<S: Scope>(p: *mut Self, value: Self, sem: Sem) {
@@ -351,6 +358,36 @@ impl Width for u128 {
             let _ = (p, expected, new, sem);
             trap()
         }
+    }
+}
+
+/// `ld.<sem>.S.b128`, unchecked: its callers check the target first ([`Wide128Available`]).
+#[inline(always)]
+unsafe fn ld_b128<S: Scope>(p: *const u128, sem: Sem) -> u128 {
+    #[cfg(ptx_isa_at_least = "83")]
+    {
+        let (lo, hi): (u64, u64);
+        let p = in_space::<S, _>(p.cast_mut());
+        // SAFETY: the caller passes a valid location of 16 bytes, 16-aligned.
+        unsafe {
+            match sem {
+                // `readonly`: see the module docs.
+                Sem::Relaxed => {
+                    scoped_asm!(S, sem, "{{ .reg .b128 %q_v;\n\tld" [Relaxed "relaxed"],
+                    ".b128 %q_v, [{p}];\n\tmov.b128 {{{lo}, {hi}}}, %q_v;\n\t}}",
+                    (lo = out(reg64) lo, hi = out(reg64) hi, p = in(reg64) p, options(readonly, nostack)))
+                }
+                _ => scoped_asm!(S, sem, "{{ .reg .b128 %q_v;\n\tld" [Acquire "acquire"],
+                    ".b128 %q_v, [{p}];\n\tmov.b128 {{{lo}, {hi}}}, %q_v;\n\t}}",
+                    (lo = out(reg64) lo, hi = out(reg64) hi, p = in(reg64) p, options(nostack))),
+            }
+        };
+        join(lo, hi)
+    }
+    #[cfg(not(ptx_isa_at_least = "83"))]
+    {
+        let _ = (p, sem);
+        trap()
     }
 }
 

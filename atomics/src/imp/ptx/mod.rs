@@ -147,7 +147,7 @@ mod native {
         let p = p.cast::<T::W>();
         mapped::<S, _>(row, |sem| {
             // SAFETY: as for `load`.
-            let mut current = unsafe { T::W::ld::<S>(p, Sem::Relaxed) };
+            let mut current = unsafe { T::W::ld_before_cas::<S>(p) };
             loop {
                 let new = f(T::from_w(current)).to_w();
                 // SAFETY: as for `load`.

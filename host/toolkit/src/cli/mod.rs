@@ -1,4 +1,6 @@
-//! Parts of the `scoped-atomics-host` command: progress of the long steps, and the short summary.
+//! Parts of the `scoped-atomics-host` command: progress of the long steps, the short summary and
+//! the demo's kernel table.
 
+pub mod kernels;
 pub mod progress;
 pub mod summary;
