@@ -49,6 +49,8 @@ impl World<'_> {
             Callee::Direct(f) => f,
             Callee::Vprintf => return self.vprintf(th, args, rets),
             Callee::AssertFail => return Some(self.assert_fail(th, args)),
+            Callee::Malloc => return Some(self.malloc(th, args, rets)),
+            Callee::Free => return Some(self.free(th, args)),
             Callee::Indirect(s) => {
                 let a = self.val(th, s);
                 match memory::func_at(a).and_then(|m| prog.by_module_index.get(&m)) {
@@ -141,6 +143,59 @@ impl World<'_> {
             param(2, 4),
             text(3)
         ))
+    }
+
+    /// `malloc(size)`: a new global region of `size` bytes (filled with 0xA5, as memory nobody
+    /// wrote), named `malloc'd block N`; its address is returned.
+    fn malloc(&mut self, th: &mut Thread, args: &[u32], rets: &[u32]) -> Event {
+        let base = th.frames.last().map_or(0, |f| f.param_base) as usize;
+        let size = args
+            .first()
+            .map_or(0, |&slot| memory::read(&th.params, base + slot as usize, 8));
+        if size > 1 << 30 {
+            return Event::Fault(format!(
+                "malloc({size}): beyond the simulator's 1 GiB a block"
+            ));
+        }
+        let blocks = self
+            .mem
+            .regions
+            .iter()
+            .filter(|r| r.name.starts_with("malloc'd"))
+            .count();
+        let name = format!("malloc'd block {blocks}");
+        let addr = self.mem.add_region(&name, vec![0xA5; size as usize]);
+        if let Some(&slot) = rets.first() {
+            memory::write(&mut th.params, base + slot as usize, 8, addr);
+        }
+        Event::Yield
+    }
+
+    /// `free(ptr)`: the block is gone, so a later access through any pointer into it faults;
+    /// `free(NULL)` does nothing. A pointer `malloc` did not return, or a second `free`, faults.
+    fn free(&mut self, th: &mut Thread, args: &[u32]) -> Event {
+        let base = th.frames.last().map_or(0, |f| f.param_base) as usize;
+        let ptr = args
+            .first()
+            .map_or(0, |&slot| memory::read(&th.params, base + slot as usize, 8));
+        if ptr == 0 {
+            return Event::Yield;
+        }
+        let block = self.mem.regions.iter_mut().enumerate().find(|(r, region)| {
+            memory::region_base(*r as u32) == ptr && region.name.starts_with("malloc'd")
+        });
+        match block {
+            Some((_, region)) if !region.name.ends_with("(freed)") => {
+                region.name += " (freed)";
+                region.data = Vec::new();
+                Event::Yield
+            }
+            Some((_, region)) => Event::Fault(format!("free of {}, freed before", region.name)),
+            None => Event::Fault(format!(
+                "free({}): not a pointer malloc returned",
+                self.mem.describe(ptr)
+            )),
+        }
     }
 
     /// `vprintf(format, args)`: formats and records a line for the thread; returns the number

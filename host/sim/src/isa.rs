@@ -266,6 +266,10 @@ pub enum Callee {
     Vprintf,
     /// CUDA's failed `assert`: `__assertfail(message, file, line, function, char size)`.
     AssertFail,
+    /// The device heap's `malloc(size)`: a new global region of its own.
+    Malloc,
+    /// The device heap's `free(ptr)`: the region is gone (later accesses fault).
+    Free,
 }
 
 /// A decoded instruction.

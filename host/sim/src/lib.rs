@@ -336,7 +336,8 @@ impl Simulator {
             }
         }
         // Direct calls named module functions: now name decoded ones; CUDA's `printf` and
-        // `assert` are the toolkit's `vprintf` and `__assertfail`, declared and not defined.
+        // `assert` are the toolkit's `vprintf` and `__assertfail`, and the device heap its
+        // `malloc` and `free`, declared and not defined.
         for inst in &mut prog.insts {
             if let Op::Call(callee @ Callee::Direct(_), ..) = &mut inst.op
                 && let Callee::Direct(f) = *callee
@@ -345,6 +346,8 @@ impl Simulator {
                 match self.module.funcs[f as usize].name.as_str() {
                     "vprintf" => *callee = Callee::Vprintf,
                     "__assertfail" => *callee = Callee::AssertFail,
+                    "malloc" => *callee = Callee::Malloc,
+                    "free" => *callee = Callee::Free,
                     _ => {}
                 }
             }

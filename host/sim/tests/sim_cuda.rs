@@ -667,6 +667,40 @@ fn non_inlined_functions_with_local_arrays() {
 }
 
 #[test]
+fn the_device_heap_gives_each_thread_a_block_and_takes_it_back() {
+    // `malloc`/`free` are the toolkit's, declared and not defined: each `malloc` is a block of
+    // its own, written and read only by its thread (no race); after `free` the block is gone.
+    let n = [5, 0, 9, 3];
+    let c = case(
+        "calls.ptx",
+        "heap_sum",
+        1,
+        4,
+        vec![Arg::Buffer(ints(&n)), Arg::Buffer(vec![0; 16])],
+    );
+    for b in c.clean(&BOTH) {
+        let expected: Vec<i32> = (0..4)
+            .map(|t| t * (0..n[t as usize]).sum::<i32>())
+            .collect();
+        assert_eq!(words(&b[1]), expected);
+    }
+    let c = case(
+        "calls.ptx",
+        "use_after_free",
+        1,
+        2,
+        vec![Arg::Buffer(vec![0; 8])],
+    );
+    let o = c.run(VolatileMode::RelaxedSys, 1, Mode::Random);
+    let f = o.findings.last().expect("a fault");
+    assert_eq!(f.kind, FindingKind::Fault, "{f}");
+    assert!(
+        f.text.contains("malloc'd block") && f.text.contains("(freed)"),
+        "{f}"
+    );
+}
+
+#[test]
 fn printf_prints_with_the_thread() {
     let v = [5, -7, 0, 0, 1_000_000, 3, 0, 0];
     let c = case(
