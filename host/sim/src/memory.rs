@@ -151,6 +151,10 @@ impl Memory {
                     Some(reg) if o + size <= reg.data.len() as u64 => {
                         Ok(Loc::Global(r as u32, o as u32))
                     }
+                    Some(reg) if reg.name.ends_with("(freed)") => Err(format!(
+                        "{size}-byte access at offset {o} of `{}`, after its free",
+                        reg.name.trim_end_matches(" (freed)")
+                    )),
                     Some(reg) => Err(format!(
                         "{size}-byte access at offset {o} of `{}`, beyond its {} bytes",
                         reg.name,
