@@ -695,7 +695,7 @@ fn the_device_heap_gives_each_thread_a_block_and_takes_it_back() {
     let f = o.findings.last().expect("a fault");
     assert_eq!(f.kind, FindingKind::Fault, "{f}");
     assert!(
-        f.text.contains("malloc'd block") && f.text.contains("(freed)"),
+        f.text.contains("of `malloc'd block") && f.text.contains("`, after its free"),
         "{f}"
     );
 }
