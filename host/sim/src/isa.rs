@@ -508,7 +508,9 @@ pub fn quals(parts: &[&str]) -> Quals {
             | "L2::evict_normal"
             | "L2::64B"
             | "L2::128B"
-            | "L2::256B" => {}
+            | "L2::256B"
+            // The policy operand after the others (from `createpolicy`) is not read.
+            | "L2::cache_hint" => {}
             "local" => q.space = Space::Local,
             "v2" => q.vector = 2,
             "v4" => q.vector = 4,

@@ -78,6 +78,23 @@ fn findings_name_the_authors_file_and_line_before_the_librarys() {
     }
 }
 
+/// Cache hints are accepted and change nothing: `prefetch`, `createpolicy` and an access with
+/// its `.L2::cache_hint` policy operand (what CUDA's `__ldg`/`cuda::annotated_ptr` code emits).
+#[test]
+fn cache_hints_run_and_change_nothing() {
+    let out = run(
+        "\tprefetch.global.L2 [%rd1];\n\tprefetchu.L1 [%rd1];\n\
+         \tcreatepolicy.fractional.L2::evict_last.b64 %rd2, 1.0;\n\
+         \tst.global.u32 [%rd1+4], 9;\n\
+         \tld.global.L2::cache_hint.u32 %r3, [%rd1+4], %rd2;\n\tst.global.u32 [%rd1+8], %r3;",
+        1,
+        1,
+        1,
+    );
+    assert!(out.findings.is_empty(), "{:?}", out.findings);
+    assert_eq!(word(&out, 2), 9);
+}
+
 /// Message passing between blocks through fences of `scope` around relaxed flag accesses.
 fn fenced_message_passing(scope: &str, seed: u64) -> Outcome {
     let body = format!(

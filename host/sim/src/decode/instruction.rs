@@ -295,6 +295,23 @@ pub(super) fn decode_one(d: &mut FnDecoder, i: &RawInstr, at: usize) -> Result<O
                 Op::Atom(q.space, sem, scope, rmw, ty, None, a, b, Src::Imm(0))
             }
         }
+        "prefetch" | "prefetchu" | "applypriority" => {
+            // Cache hints: no effect on values or on the memory model (a prefetch of an address
+            // that is not mapped does nothing on the device either).
+            need(i, 1)?;
+            Op::Nop
+        }
+        "createpolicy" => {
+            // An opaque cache-eviction policy for `.L2::cache_hint` accesses, which ignore it
+            // here: any value will do.
+            need(i, 1)?;
+            Op::Un(
+                UnOp::Mov,
+                Ty::parse("b64").unwrap(),
+                d.dst(i, &o[0])?,
+                Src::Imm(0),
+            )
+        }
         "fence" | "membar" if rest.first() == Some(&"proxy") => {
             // Generic accesses are in the generic proxy already: the alias proxy fence orders
             // nothing more here. Other proxies (async, tensormap) are not simulated.
