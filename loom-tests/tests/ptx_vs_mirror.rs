@@ -82,6 +82,14 @@ fn unsupported(t: &Litmus) -> Option<String> {
                     return Some(format!("`{}`: no acquire reduction", l.text));
                 }
                 Instr::Atom { op: RmwOp::Dec, .. } => return Some("atom.dec".into()),
+                Instr::Ld { proxy, .. } | Instr::St { proxy, .. } | Instr::Atom { proxy, .. }
+                    if *proxy != Proxy::Generic =>
+                {
+                    return Some(format!(
+                        "`{}`: the mirror has only the generic proxy",
+                        l.text
+                    ));
+                }
                 _ => {}
             }
         }
@@ -118,6 +126,7 @@ fn run_thread(
                 scope,
                 dst,
                 loc,
+                ..
             } => {
                 let s = if *sem == Sem::Weak {
                     Scope::Sys
@@ -132,6 +141,7 @@ fn run_thread(
                 scope,
                 loc,
                 val: v,
+                ..
             } => {
                 let s = if *sem == Sem::Weak {
                     Scope::Sys
@@ -149,6 +159,7 @@ fn run_thread(
                 loc,
                 a,
                 b,
+                ..
             } => {
                 let (x, o) = (val(&regs, a), ordering(*sem));
                 let old = if dst.is_none() {
@@ -204,7 +215,7 @@ fn run_thread(
                     FenceKind::Release => Ordering::Release,
                     // A proxy fence orders nothing between generic accesses, the only ones the
                     // classic shapes make.
-                    FenceKind::ProxyAlias => continue,
+                    FenceKind::ProxyAlias | FenceKind::Proxy(_) => continue,
                 };
                 scoped_fence(*scope, o);
             }

@@ -12,7 +12,7 @@
 //! nothing, and the 32-bit CAS loops on the containing word are accesses to that location (its
 //! other bytes stay 0); PTX would call the 8-bit and 32-bit accesses a partial overlap.
 
-use ptx_litmus::program::{AluOp, Cmp, FenceKind, Instr, Line, Operand, RmwOp, Scope, Sem};
+use ptx_litmus::program::{AluOp, Cmp, FenceKind, Instr, Line, Operand, Proxy, RmwOp, Scope, Sem};
 use ptx_sim::Kernel;
 use ptx_sim::decode::{self, BinOp, Inst, Op, Src, UnOp};
 use std::collections::HashMap;
@@ -262,6 +262,7 @@ pub fn translate(kernel: &Kernel, call: &Call) -> Result<Translated, String> {
                         scope,
                         dst: reg(*d),
                         loc,
+                        proxy: Proxy::Generic,
                     },
                 ));
             }
@@ -276,6 +277,7 @@ pub fn translate(kernel: &Kernel, call: &Call) -> Result<Translated, String> {
                         scope,
                         loc,
                         val,
+                        proxy: Proxy::Generic,
                     },
                 ));
             }
@@ -314,6 +316,7 @@ pub fn translate(kernel: &Kernel, call: &Call) -> Result<Translated, String> {
                         loc,
                         a: opnd(&vals, a)?,
                         b,
+                        proxy: Proxy::Generic,
                     },
                 ));
             }

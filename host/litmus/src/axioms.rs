@@ -115,16 +115,25 @@ pub(crate) fn causal(
     // Proxy-preserved base causality (8.9.5): memory operations "performed to the same address,
     // using the generic proxy", or aliases "and there is an alias proxy fence along the base
     // causality path from X to Y".
+    // Same address through the same proxy (by one CTA unless generic), or else a proxy fence
+    // of each kind needed on a base causality path (rule 3, for aliases and other proxies).
     let mut ppbase = Rel::new(n);
     for i in 0..n {
         if let Some(l) = g.evs[i].loc {
-            let mut reach = g.same_vaddr[i];
-            for &f in &g.alias_fences {
-                if base.has(i, f) {
-                    reach |= base.row(f);
+            let mut reach = 0u128;
+            for j in bits(base.row(i) & g.on_loc[l]) {
+                let fenced = || {
+                    g.proxy_fences_needed(i, j).into_iter().all(|kind| {
+                        g.fences_of(kind)
+                            .into_iter()
+                            .any(|f| base.has(i, f) && base.has(f, j))
+                    })
+                };
+                if g.proxy_preserved_directly(i, j) || fenced() {
+                    reach |= 1 << j;
                 }
             }
-            next_or(&mut ppbase, i, base.row(i) & g.on_loc[l] & reach);
+            next_or(&mut ppbase, i, reach);
         }
     }
     // Causality order: ppbase ∪ obs ; ppbase.

@@ -104,6 +104,8 @@ pub enum Kind {
         red: bool,
         /// Memory-ordering qualifier.
         sem: Sem,
+        /// The proxy it is performed through (8.6).
+        proxy: Proxy,
     },
     /// A memory fence.
     Fence(FenceKind),
@@ -152,7 +154,7 @@ impl Event {
     pub fn is_strong(&self) -> bool {
         match &self.kind {
             Kind::Mem { sem, .. } => *sem != Sem::Weak,
-            Kind::Fence(k) => *k != FenceKind::ProxyAlias,
+            Kind::Fence(k) => !k.is_proxy(),
             Kind::Barrier { .. } => false,
         }
     }
@@ -332,6 +334,7 @@ pub fn paths(
                     scope,
                     dst,
                     loc,
+                    proxy,
                 } => {
                     let kind = Kind::Mem {
                         loc: loc.clone(),
@@ -340,6 +343,7 @@ pub fn paths(
                         atomic: false,
                         red: false,
                         sem: *sem,
+                        proxy: *proxy,
                     };
                     let e = ev(&mut st, kind, *scope, None, BTreeSet::new());
                     st.path.regs.insert(dst.clone(), Expr::Var(e));
@@ -349,6 +353,7 @@ pub fn paths(
                     scope,
                     loc,
                     val: v,
+                    proxy,
                 } => {
                     let value = val(&st, v);
                     let mut data = BTreeSet::new();
@@ -360,6 +365,7 @@ pub fn paths(
                         atomic: false,
                         red: false,
                         sem: *sem,
+                        proxy: *proxy,
                     };
                     ev(&mut st, kind, *scope, Some(value), data);
                 }
@@ -371,6 +377,7 @@ pub fn paths(
                     loc,
                     a,
                     b,
+                    proxy,
                 } => {
                     let a = val(&st, a);
                     let mut data = BTreeSet::new();
@@ -385,6 +392,7 @@ pub fn paths(
                         atomic: true,
                         red,
                         sem: *sem,
+                        proxy: *proxy,
                     };
                     if *op == RmwOp::Cas {
                         let b = val(&st, b.as_ref().expect("cas has two operands"));

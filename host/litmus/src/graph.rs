@@ -67,6 +67,22 @@ impl Ev {
             _ => None,
         }
     }
+    /// The proxy of a memory operation (generic for the initial writes and non-memory events).
+    ///
+    /// ```
+    /// use ptx_litmus::{graph::Graph, parse::parse, events::paths, program::Proxy};
+    /// let t = parse("a", "PTX A\n{ x=0; y@texture aliases x; }\n P0@cta 0,gpu 0 ;\n tld.weak r0, y ;\nexists (P0:r0 == 0)\n").unwrap();
+    /// let p = paths(&t.threads[0], &t.init_regs).unwrap();
+    /// let g = Graph::build(&t, &[&p[0]]).unwrap();
+    /// let load = g.evs.iter().find(|e| e.thread == Some(0)).unwrap();
+    /// assert_eq!(load.proxy(), Proxy::Texture);
+    /// ```
+    pub fn proxy(&self) -> Proxy {
+        match self.ev.kind {
+            Kind::Mem { proxy, .. } => proxy,
+            _ => Proxy::Generic,
+        }
+    }
     fn strong(&self) -> bool {
         self.init.is_some() || self.ev.is_strong()
     }
@@ -109,6 +125,10 @@ pub struct Graph {
     pub same_vaddr: Vec<u128>,
     /// The `fence.proxy.alias` events.
     pub alias_fences: Vec<usize>,
+    /// The `fence.proxy.KIND` events with their proxy.
+    pub proxy_fences: Vec<(usize, Proxy)>,
+    /// Per event, the (GPU, CTA) of its thread (`None` for the initial writes and host threads).
+    pub cta: Vec<Option<(i64, i64)>>,
 }
 
 impl Graph {
@@ -151,6 +171,7 @@ impl Graph {
                     atomic: false,
                     red: false,
                     sem: Sem::Relaxed,
+                    proxy: Proxy::Generic,
                 },
                 scope: Scope::Sys,
                 value: Some(Expr::Const(init_values[k])),
@@ -227,6 +248,19 @@ impl Graph {
         let alias_fences: Vec<usize> = (0..n)
             .filter(|&i| matches!(evs[i].ev.kind, Kind::Fence(FenceKind::ProxyAlias)))
             .collect();
+        let proxy_fences: Vec<(usize, Proxy)> = (0..n)
+            .filter_map(|i| match evs[i].ev.kind {
+                Kind::Fence(FenceKind::Proxy(p)) => Some((i, p)),
+                _ => None,
+            })
+            .collect();
+        let cta: Vec<Option<(i64, i64)>> = evs
+            .iter()
+            .map(|e| match e.thread.map(|k| t.threads[k].place) {
+                Some(Placement::Gpu { gpu, cta, .. }) => Some((gpu, cta)),
+                _ => None,
+            })
+            .collect();
         let mut po = Rel::new(n);
         for i in 0..n {
             for j in 0..n {
@@ -290,6 +324,8 @@ impl Graph {
             cliques,
             same_vaddr,
             alias_fences,
+            proxy_fences,
+            cta,
         })
     }
 
@@ -347,6 +383,54 @@ impl Graph {
         self.ms[a] >> b & 1 == 1
     }
 
+    /// Whether `a` preceding `b` in base causality order (both memory operations on one
+    /// location) puts them in proxy-preserved base causality order by rule 1 or 2 of 8.9.5
+    /// alone: the same address through the generic proxy, or through one other proxy by
+    /// threads of one CTA. The initial writes precede everything.
+    pub fn proxy_preserved_directly(&self, a: usize, b: usize) -> bool {
+        let (ea, eb) = (&self.evs[a], &self.evs[b]);
+        if ea.init.is_some() || eb.init.is_some() {
+            return true;
+        }
+        let same_address = self.same_vaddr[a] >> b & 1 == 1;
+        same_address
+            && ea.proxy() == eb.proxy()
+            && (ea.proxy() == Proxy::Generic
+                || (self.cta[a].is_some() && self.cta[a] == self.cta[b]))
+    }
+
+    /// The proxy fences one of which (per entry) must lie on a base causality path from `a` to
+    /// `b` for rule 3 of 8.9.5: `fence.proxy.alias` between generic accesses through different
+    /// aliases, and `fence.proxy.KIND` for each other proxy KIND of the two (a texture read
+    /// after a generic write needs `fence.proxy.texture`).
+    pub fn proxy_fences_needed(&self, a: usize, b: usize) -> Vec<FenceKind> {
+        let (pa, pb) = (self.evs[a].proxy(), self.evs[b].proxy());
+        if pa == Proxy::Generic && pb == Proxy::Generic {
+            return vec![FenceKind::ProxyAlias];
+        }
+        let mut kinds: Vec<FenceKind> = [pa, pb]
+            .into_iter()
+            .filter(|p| *p != Proxy::Generic)
+            .map(FenceKind::Proxy)
+            .collect();
+        kinds.dedup();
+        kinds
+    }
+
+    /// The events of the proxy fences of `kind`.
+    pub fn fences_of(&self, kind: FenceKind) -> Vec<usize> {
+        match kind {
+            FenceKind::ProxyAlias => self.alias_fences.clone(),
+            FenceKind::Proxy(p) => self
+                .proxy_fences
+                .iter()
+                .filter(|(_, q)| *q == p)
+                .map(|(f, _)| *f)
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+
     /// The writes to location `l`, the initial one first.
     pub fn writes_to(&self, l: usize) -> Vec<usize> {
         relation::bits(self.on_loc[l])
@@ -391,6 +475,10 @@ fn morally_strong(a: &Ev, b: &Ev, pa: Option<Placement>, pb: Option<Placement>) 
     }
     if a.init.is_some() || b.init.is_some() {
         return a_mem && b_mem;
+    }
+    // 8.7, condition 2: "Both operations are performed via the same proxy."
+    if a_mem && b_mem && a.proxy() != b.proxy() {
+        return false;
     }
     if a.thread == b.thread {
         return true;

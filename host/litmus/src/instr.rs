@@ -1,16 +1,14 @@
-//! One instruction of a thread: `ld`, `st`, `atom`, `red` with their qualifiers, fences,
-//! `bar.cta.sync`, register arithmetic, labels and branches. Operations of other proxies are
-//! refused by name.
+//! One instruction of a thread: `ld`, `st`, `atom`, `red` (and Dat3M's proxy twins `tld`,
+//! `cold`, `suld`, `sust`, `suatom`, `sured`) with their qualifiers, fences (proxy fences
+//! included), `bar.cta.sync`, register arithmetic, labels and branches. Real PTX texture and
+//! surface instructions and the async proxy are refused by name.
 
 use super::parse::{Ctx, ParseError, is_ident, norm_reg, parse_int};
 use super::program::*;
 
-/// Mnemonics of other proxies (textures, surfaces, constant memory, …) and of what the model
-/// does not cover (asynchronous copies, proxy fences): refused by name.
+/// Mnemonics of what the model does not cover (real PTX texture and surface instructions,
+/// asynchronous copies, …): refused by name.
 const OTHER_PROXY: &[&str] = &[
-    "suld",
-    "sust",
-    "sured",
     "suq",
     "tex",
     "tld4",
@@ -97,8 +95,18 @@ fn parse_instr(
         ops.split(',').map(str::trim).collect()
     };
     let quals: Vec<&str> = mnemonic.split('.').collect();
-    let head = quals[0];
-    if OTHER_PROXY.contains(&head) || matches!(head, "tld" | "cold" | "suatom") {
+    // Dat3M's accesses through other proxies (8.6): texture and constant loads, surface loads,
+    // stores and atomics; each is its generic twin performed via that proxy.
+    let (head, proxy) = match quals[0] {
+        "tld" => ("ld", Proxy::Texture),
+        "cold" => ("ld", Proxy::Constant),
+        "suld" => ("ld", Proxy::Surface),
+        "sust" => ("st", Proxy::Surface),
+        "suatom" => ("atom", Proxy::Surface),
+        "sured" => ("red", Proxy::Surface),
+        other => (other, Proxy::Generic),
+    };
+    if OTHER_PROXY.contains(&head) {
         return Err(cx.err(
             ln,
             mnemonic,
@@ -121,7 +129,8 @@ fn parse_instr(
     match head {
         // Dat3M's register assignments spelled as loads: `ld r0, 1`, `ld r0, r1` and
         // `ld.MO r0, 1` (a constant is never an address).
-        "ld" if ops.len() == 2
+        "ld" if proxy == Proxy::Generic
+            && ops.len() == 2
             && (parse_int(ops[1]).is_some()
                 || (quals.len() == 1 && is_register_name(ops[1]) && ptrs(ops[1]).is_none())) =>
         {
@@ -133,7 +142,7 @@ fn parse_instr(
             })
         }
         "ld" | "st" | "atom" | "red" => {
-            let mq = MemQuals::parse(cx, ln, head, &quals[1..], host)?;
+            let mq = MemQuals::parse(cx, ln, (head, quals[0]), &quals[1..], host)?;
             let loc = |s: &str| location(cx, ln, s, ptrs);
             let (sem, fence) = match mq.sem {
                 // `.sc` (Dat3M's grammar): the Atomics ABI's seq_cst mapping, `fence.sc`
@@ -162,6 +171,7 @@ fn parse_instr(
                         scope: mq.scope,
                         dst: register(cx, ln, ops[0])?,
                         loc: loc(ops[1])?,
+                        proxy,
                     });
                 }
                 "st" => {
@@ -174,6 +184,7 @@ fn parse_instr(
                         scope: mq.scope,
                         loc: loc(ops[0])?,
                         val: operand(cx, ln, ops[1])?,
+                        proxy,
                     });
                 }
                 _ => {
@@ -207,6 +218,7 @@ fn parse_instr(
                         } else {
                             None
                         },
+                        proxy,
                     });
                 }
             }
@@ -233,6 +245,16 @@ fn parse_instr(
                     "proxy" if quals[1..] == ["proxy", "alias"] && head == "fence" => {
                         return Ok(vec![Instr::Fence {
                             kind: FenceKind::ProxyAlias,
+                            scope: Scope::Cta,
+                        }]);
+                    }
+                    "proxy"
+                        if head == "fence"
+                            && quals.len() == 3
+                            && Proxy::from_name(quals[2]).is_some() =>
+                    {
+                        return Ok(vec![Instr::Fence {
+                            kind: FenceKind::Proxy(Proxy::from_name(quals[2]).unwrap()),
                             scope: Scope::Cta,
                         }]);
                     }
@@ -361,10 +383,11 @@ struct MemQuals {
 }
 
 impl MemQuals {
+    /// `head` is the generic twin (`ld` for `tld`), `written` the mnemonic as written.
     fn parse(
         cx: &Ctx,
         ln: usize,
-        head: &str,
+        (head, written): (&str, &str),
         quals: &[&str],
         host: bool,
     ) -> Result<MemQuals, ParseError> {
@@ -411,7 +434,9 @@ impl MemQuals {
                     }
                     op = RmwOp::from_qualifier(q);
                 }
-                _ => return Err(cx.err(ln, q, format!("unknown qualifier `.{q}` of `{head}`"))),
+                _ => {
+                    return Err(cx.err(ln, q, format!("unknown qualifier `.{q}` of `{written}`")));
+                }
             }
         }
         let sem = sem.unwrap_or(if atomic { Sem::Relaxed } else { Sem::Weak });

@@ -6,11 +6,17 @@
 //! 8.10 as the text states them ([`axioms`]): Coherence, Fence-SC, Atomicity, No-Thin-Air,
 //! SC per location and Causality, over morally strong operations, scopes, observation order,
 //! release and acquire patterns and causality order. Data races (8.7.1) are reported per
-//! consistent execution ([`races`]). The generic proxy is modelled, with virtual aliases
-//! (Dat3M's `y = x`, `y@generic aliases x`) and `fence.proxy.alias` (8.9.5, rule 3): accesses
-//! through different aliases do not overlap (8.2), and are ordered by causality only through an
-//! alias proxy fence. Textures, surfaces, constant memory and their proxy fences are refused by
-//! name.
+//! consistent execution ([`races`]). Proxies (8.6) are modelled: virtual aliases (Dat3M's
+//! `y = x`, `y@PROXY aliases x`) with `fence.proxy.alias`, and Dat3M's texture (`tld`),
+//! surface (`suld`, `sust`, `suatom`, `sured`) and constant (`cold`) accesses with
+//! `fence.proxy.{texture,surface,constant}`. Accesses through different aliases do not overlap
+//! (8.2); operations of different proxies are never morally strong (8.7); and proxy-preserved
+//! base causality order (8.9.5) holds between two accesses of one location only for the
+//! generic proxy at one address, for one other proxy at one address within one CTA, or else
+//! with a proxy fence of each kind involved on a base causality path between them (rule 3,
+//! which the text states for aliases, read for the other proxies as its 8.6 says: "A proxy
+//! fence is required to synchronize memory operations across different proxies";
+//! `fence.proxy.generic` orders nothing more).
 //!
 //! The command `ptx-litmus FILE_OR_DIR... [--races] [--json]` ([`cli`]; also `cargo host litmus`
 //! in a scoped-atomics checkout) decides files and directories of tests. (The scoped-atomics
@@ -32,9 +38,10 @@
 //! placement, Dat3M's `LitmusPTX.g4` forms: register assignments spelled `ld r, v`, `mul`/`div`,
 //! registers holding addresses `P0:r1=&x`, `filter`, `final … with`, `not`, optional condition) and
 //! herd's `GPU_PTX` (typed and cache-operator accesses through `[reg]`, `mov`, `setp`, guarded
-//! `@p`/`@!p` instructions, `cvt`, `membar.{cta,gl,sys}`, the `scopeTree` placement). A
-//! construct of another proxy (textures, surfaces, constants, aliases, proxy fences) is refused
-//! with one line naming it and its line.
+//! `@p`/`@!p` instructions, `cvt`, `membar.{cta,gl,sys}`, the `scopeTree` placement). What
+//! neither grammar defines (real PTX texture and surface instructions such as `tex.1d` or
+//! `suld.b.1d`, the async and tensor-map proxies, `cp.async`) is refused with one line naming
+//! it and its line.
 //!
 //! Coherence order is partial as 8.9.6 says: writes are ordered when morally strong or related
 //! in causality order, and racing writes are unrelated (each is then a possible final value).

@@ -392,10 +392,15 @@ fn parse_init(cx: &Ctx, init: &[(usize, String)]) -> Result<Init, ParseError> {
                 continue;
             }
             if let Some((virt, rest)) = item.split_once('@') {
-                // Dat3M's `y@PROXY aliases x`: only generic virtual aliases are modelled.
+                // Dat3M's `y@PROXY aliases x`: a virtual alias; the accesses through it name
+                // their proxy themselves (`tld`, `suld`, …).
                 let words: Vec<&str> = rest.split_whitespace().collect();
                 match words.as_slice() {
-                    ["generic", "aliases", phys] if is_ident(virt.trim()) && is_ident(phys) => {
+                    [proxy, "aliases", phys]
+                        if Proxy::from_name(proxy).is_some()
+                            && is_ident(virt.trim())
+                            && is_ident(phys) =>
+                    {
                         st.aliases.insert(virt.trim().to_string(), phys.to_string());
                         continue;
                     }
@@ -403,7 +408,7 @@ fn parse_init(cx: &Ctx, init: &[(usize, String)]) -> Result<Init, ParseError> {
                         return Err(cx.err(
                             *ln,
                             item,
-                            "unsupported proxy declaration (`LOC@PROXY aliases LOC` with a texture, surface or constant proxy): only the generic proxy is modelled",
+                            "a proxy declaration is `LOC@PROXY aliases LOC` with PROXY one of generic, texture, surface, constant",
                         ));
                     }
                 }

@@ -139,6 +139,35 @@ impl Sem {
     }
 }
 
+/// The method of a memory access (8.6): the generic proxy of `ld`/`st`/`atom`/`red`, or the
+/// texture (`tld`), surface (`suld`/`sust`/`suatom`/`sured`) or constant (`cold`) proxy of
+/// Dat3M's grammar.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Proxy {
+    /// `ld`, `st`, `atom`, `red`.
+    #[default]
+    Generic,
+    /// `tld`.
+    Texture,
+    /// `suld`, `sust`, `suatom`, `sured`.
+    Surface,
+    /// `cold`.
+    Constant,
+}
+
+impl Proxy {
+    /// The proxy of a `fence.proxy.KIND` or a `LOC@KIND aliases LOC` declaration.
+    pub fn from_name(name: &str) -> Option<Proxy> {
+        Some(match name {
+            "generic" => Proxy::Generic,
+            "texture" => Proxy::Texture,
+            "surface" => Proxy::Surface,
+            "constant" => Proxy::Constant,
+            _ => return None,
+        })
+    }
+}
+
 /// The kind of a memory fence.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FenceKind {
@@ -154,16 +183,30 @@ pub enum FenceKind {
     /// through virtual aliases ordered by causality through it (8.9.5, proxy-preserved base
     /// causality order, rule 3).
     ProxyAlias,
+    /// `fence.proxy.texture`, `.surface`, `.constant` (and Dat3M's `.generic`): a proxy fence
+    /// that orders accesses of that proxy with accesses of others to the same location along a
+    /// base causality path through it (8.6, 8.9.5 rule 3 for proxies as for aliases).
+    Proxy(Proxy),
 }
 
 impl FenceKind {
     /// Whether the fence completes an acquire pattern.
     pub fn acquires(self) -> bool {
-        !matches!(self, FenceKind::Release | FenceKind::ProxyAlias)
+        !matches!(
+            self,
+            FenceKind::Release | FenceKind::ProxyAlias | FenceKind::Proxy(_)
+        )
     }
     /// Whether the fence starts a release pattern.
     pub fn releases(self) -> bool {
-        !matches!(self, FenceKind::Acquire | FenceKind::ProxyAlias)
+        !matches!(
+            self,
+            FenceKind::Acquire | FenceKind::ProxyAlias | FenceKind::Proxy(_)
+        )
+    }
+    /// Whether it is a proxy fence (no memory fence: no pattern, no Fence-SC).
+    pub fn is_proxy(self) -> bool {
+        matches!(self, FenceKind::ProxyAlias | FenceKind::Proxy(_))
     }
 }
 
@@ -350,6 +393,7 @@ pub enum Instr {
         scope: Scope,
         dst: String,
         loc: String,
+        proxy: Proxy,
     },
     /// `st.SEM.SCOPE loc, val`.
     St {
@@ -357,6 +401,7 @@ pub enum Instr {
         scope: Scope,
         loc: String,
         val: Operand,
+        proxy: Proxy,
     },
     /// `atom.SEM.SCOPE.OP dst, loc, a[, b]` (`dst` is `None` for `red`).
     Atom {
@@ -367,6 +412,7 @@ pub enum Instr {
         loc: String,
         a: Operand,
         b: Option<Operand>,
+        proxy: Proxy,
     },
     /// A memory fence.
     Fence { kind: FenceKind, scope: Scope },

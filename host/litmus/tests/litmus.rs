@@ -246,11 +246,11 @@ fn cli_exits_2_on_unsupported_or_bad_input_and_still_decides_the_rest() {
     ]);
     assert_eq!(code, 2);
     assert!(
-        err.contains("cowr-alias.litmus:6:") && err.contains("fence.proxy.texture"),
+        err.contains("cowr-alias.litmus:6:") && err.contains("fence.proxy.async"),
         "{err}"
     );
     assert!(
-        err.contains("surface.litmus:4:") && err.contains("sust.b.1d"),
+        err.contains("surface.litmus:4:") && err.contains("unknown qualifier `.b` of `sust`"),
         "{err}"
     );
     assert!(out.contains("CoRR Ok"), "{out}");

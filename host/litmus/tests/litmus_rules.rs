@@ -167,7 +167,7 @@ fn barrier_ids_and_counts_from_loaded_values_are_refused_with_the_line() {
 fn refused_constructs_get_one_line_naming_the_construct_and_its_line() {
     let cases: &[(&str, usize, &str)] = &[
         (
-            "{ x@texture aliases y; }\n P0@cta 0,gpu 0 ;\n ld.weak r0, x ;",
+            "{ x@local aliases y; }\n P0@cta 0,gpu 0 ;\n ld.weak r0, x ;",
             2,
             "aliases",
         ),
@@ -176,11 +176,15 @@ fn refused_constructs_get_one_line_naming_the_construct_and_its_line() {
             4,
             "fence.proxy",
         ),
-        ("{ x=0; }\n P0@cta 0,gpu 0 ;\n tld r0, x ;", 4, "tld"),
+        (
+            "{ x=0; }\n P0@cta 0,gpu 0 ;\n tex.1d.v4.s32.f32 r0, x ;",
+            4,
+            "tex.1d",
+        ),
         (
             "{ x=0; }\n P0@cta 0,gpu 0 ;\n suld.b.1d r0, x ;",
             4,
-            "suld.b.1d",
+            "of `suld`",
         ),
         (
             "{ x=0; }\n P0@cta 0,gpu 0 ;\n bar.warp.sync 1 ;",
