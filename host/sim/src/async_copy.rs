@@ -109,19 +109,12 @@ impl World<'_> {
     /// Performs one copy: the source read and the destination write, weak, at CTA scope.
     fn complete_copy(&mut self, th: &mut Thread, t: u32, c: &PendingCopy) -> Option<Event> {
         let at = (th.cta, th.local.len() as u64);
+        let weak = |world: &mut Self, space, addr, write| {
+            world.access(at, t, space, addr, c.size, write, false, Scope::Cta, c.pc)
+        };
         let mut data = 0u128;
         if c.src_size > 0 {
-            let loc = match self.access(
-                at,
-                t,
-                Space::Global,
-                c.src,
-                c.size,
-                false,
-                false,
-                Scope::Cta,
-                c.pc,
-            ) {
+            let loc = match weak(self, Space::Global, c.src, false) {
                 Ok(l) => l,
                 Err(e) => return Some(e),
             };
@@ -130,17 +123,7 @@ impl World<'_> {
                 data |= u128::from(memory::read(bytes, off + k as usize, 1) as u8) << (8 * k);
             }
         }
-        let loc = match self.access(
-            at,
-            t,
-            Space::Shared,
-            c.dst,
-            c.size,
-            true,
-            false,
-            Scope::Cta,
-            c.pc,
-        ) {
+        let loc = match weak(self, Space::Shared, c.dst, true) {
             Ok(l) => l,
             Err(e) => return Some(e),
         };
