@@ -456,6 +456,11 @@ pub fn run_options(program: &str, o: &Options) -> ExitCode {
             .map(|s| s.to_string())
             .or_else(|| p.downcast_ref::<String>().cloned())
             .unwrap_or_default();
+        // The reader went away (`ptx-sim … | head`): nothing is wrong with the PTX, and
+        // nobody is left to read a message.
+        if why.starts_with("failed printing to stdout") {
+            return ExitCode::SUCCESS;
+        }
         bad(
             program,
             format!(
