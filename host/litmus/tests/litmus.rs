@@ -2,48 +2,11 @@
 //! texts state (host/litmus/reference) and the verdicts derived for the classic shapes
 //! (host/litmus/classic, each file says which axiom decides it), and the `litmus` CLI contract.
 
-use ptx_litmus::cli::check_file;
+mod common;
+
+use common::{check_dir, cli, corpus, lit};
 use ptx_litmus::{enumerate::decide, parse::parse};
-use std::path::{Path, PathBuf};
-use std::process::Command;
-
-fn corpus(dir: &str) -> Vec<PathBuf> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
-    let mut v: Vec<PathBuf> = std::fs::read_dir(&root)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "litmus"))
-        .collect();
-    v.sort();
-    v
-}
-
-/// The verdict a file expects: `(* expected: Ok … *)` or `(* expected: No … *)`.
-fn expected(p: &Path) -> bool {
-    let text = std::fs::read_to_string(p).unwrap();
-    let at = text
-        .find("(* expected: ")
-        .unwrap_or_else(|| panic!("{}: no expected verdict", p.display()));
-    match &text[at + 13..at + 15] {
-        "Ok" => true,
-        "No" => false,
-        v => panic!("{}: bad expected verdict {v}", p.display()),
-    }
-}
-
-fn check_dir(dir: &str, min: usize) {
-    let files = corpus(dir);
-    assert!(files.len() >= min, "{dir}: {} files", files.len());
-    let mut wrong = Vec::new();
-    for f in &files {
-        let (name, o) = check_file(f).unwrap_or_else(|e| panic!("{e}"));
-        assert!(o.consistent <= o.candidates, "{name}");
-        if o.ok != expected(f) {
-            wrong.push(format!("{name}: got {}, expected {}", o.ok, expected(f)));
-        }
-    }
-    assert!(wrong.is_empty(), "wrong verdicts:\n{}", wrong.join("\n"));
-}
+use std::path::Path;
 
 #[test]
 fn reference_text_litmus_tests_have_the_verdicts_the_text_states() {
@@ -174,25 +137,6 @@ fn cas_loops_unroll_and_branch_conditions_hold() {
     let o = decide(&parse("t", &rlx).unwrap()).unwrap();
     assert!(!o.ok);
     assert!(!o.races.is_empty());
-}
-
-fn cli(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_ptx-litmus"))
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap(),
-        String::from_utf8(out.stdout).unwrap(),
-        String::from_utf8(out.stderr).unwrap(),
-    )
-}
-
-fn lit(dir: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join(dir)
-        .display()
-        .to_string()
 }
 
 #[test]

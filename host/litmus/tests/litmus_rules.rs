@@ -4,56 +4,10 @@
 //! deadlocks, load buffering through RMWs and causality through weak accesses. Each file states
 //! its expected verdict and the sentence of the text that decides it.
 
-use ptx_litmus::cli::check_file;
+mod common;
+
+use common::{check_dir, cli, file};
 use ptx_litmus::{enumerate::decide, parse::parse};
-use std::path::{Path, PathBuf};
-use std::process::Command;
-
-fn corpus(dir: &str) -> Vec<PathBuf> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
-    let mut v: Vec<PathBuf> = std::fs::read_dir(&root)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "litmus"))
-        .collect();
-    v.sort();
-    v
-}
-
-/// The verdict a file expects: `(* expected: Ok|No|Deadlock … *)`.
-fn expected(p: &Path) -> String {
-    let text = std::fs::read_to_string(p).unwrap();
-    let at = text
-        .find("(* expected: ")
-        .unwrap_or_else(|| panic!("{}: no expected verdict", p.display()));
-    let v: String = text[at + 13..]
-        .chars()
-        .take_while(|c| c.is_ascii_alphabetic())
-        .collect();
-    assert!(
-        matches!(v.as_str(), "Ok" | "No" | "Deadlock"),
-        "{}: bad expected verdict {v}",
-        p.display()
-    );
-    v
-}
-
-fn check_dir(dir: &str, min: usize) {
-    let files = corpus(dir);
-    assert!(files.len() >= min, "{dir}: {} files", files.len());
-    let mut wrong = Vec::new();
-    for f in &files {
-        let (name, o) = check_file(f).unwrap_or_else(|e| panic!("{e}"));
-        if o.verdict() != expected(f) {
-            wrong.push(format!(
-                "{name}: got {}, expected {}",
-                o.verdict(),
-                expected(f)
-            ));
-        }
-    }
-    assert!(wrong.is_empty(), "wrong verdicts:\n{}", wrong.join("\n"));
-}
 
 #[test]
 fn every_form_of_the_herd_and_dat3m_grammars_is_decided() {
@@ -63,26 +17,6 @@ fn every_form_of_the_herd_and_dat3m_grammars_is_decided() {
 #[test]
 fn the_rules_of_the_text_decide_the_field_disagreements() {
     check_dir("rules", 20);
-}
-
-fn cli(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_ptx-litmus"))
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap(),
-        String::from_utf8(out.stdout).unwrap(),
-        String::from_utf8(out.stderr).unwrap(),
-    )
-}
-
-fn file(dir: &str, name: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join(dir)
-        .join(name)
-        .display()
-        .to_string()
 }
 
 #[test]
