@@ -78,6 +78,10 @@ pub struct Options {
     /// advance together, as in SIMT lockstep) instead of a seeded random interleaving.
     #[arg(long)]
     pub warp_lockstep: bool,
+    /// A cooperative launch (`cudaLaunchCooperativeKernel`): cooperative groups' `grid.sync()`
+    /// finds its grid workspace (without this flag it traps, as on a device).
+    #[arg(long)]
+    pub cooperative: bool,
     /// The first schedule's seed: schedule k uses seed + k.
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = seed)]
     pub seed: u64,
@@ -542,6 +546,7 @@ fn run(program: &str, o: &Options) -> ExitCode {
         launch.cluster = o.cluster;
         launch.seed = o.seed.wrapping_add(k);
         launch.dynamic_shared = o.dynamic_shared;
+        launch.cooperative = o.cooperative;
         launch.volatile = o.volatile.into();
         let out = match kernel.launch(&launch, Vec::new()) {
             Ok(out) => out,

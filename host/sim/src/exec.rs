@@ -107,6 +107,8 @@ pub struct World<'p> {
     pub volatile_plain: bool,
     /// What `printf` printed, each line with its thread.
     pub printed: Vec<String>,
+    /// `%envreg0`..`%envreg31`.
+    pub envregs: [u32; 32],
 }
 
 #[inline]
@@ -168,6 +170,7 @@ impl World<'_> {
             Special::ClusterNCtaRank => {
                 cluster::special(&self.mem.shape, th, ClusterRegister::NCtaRank, 0)
             }
+            Special::EnvReg(n) => u64::from(self.envregs[n as usize]),
             Special::LaneId => u64::from(th.lin % 32),
             Special::WarpId => u64::from(th.lin / 32),
             Special::NWarpId => u64::from(block_threads.div_ceil(32)),

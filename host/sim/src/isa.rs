@@ -172,6 +172,9 @@ pub enum Special {
     LaneMaskGe,
     GlobalTimerLo,
     GlobalTimerHi,
+    /// `%envreg0`..`%envreg31`: what the driver passes (a cooperative launch's grid workspace
+    /// in `%envreg1:%envreg2`; 0 otherwise).
+    EnvReg(u8),
 }
 
 /// A source operand.
@@ -451,7 +454,13 @@ pub fn special(s: &str) -> Option<Special> {
         "%lanemask_ge" => Special::LaneMaskGe,
         "%globaltimer_lo" => Special::GlobalTimerLo,
         "%globaltimer_hi" => Special::GlobalTimerHi,
-        _ => return None,
+        _ => match base
+            .strip_prefix("%envreg")
+            .and_then(|n| n.parse::<u8>().ok())
+        {
+            Some(n) if n < 32 => Special::EnvReg(n),
+            _ => return None,
+        },
     })
 }
 

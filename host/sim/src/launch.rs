@@ -126,6 +126,10 @@ pub struct Launch {
     pub hang_bound: u64,
     /// How the race detector treats `ld.volatile`/`st.volatile`.
     pub volatile: VolatileMode,
+    /// A cooperative launch (`cudaLaunchCooperativeKernel`): the driver's grid workspace is
+    /// passed in `%envreg1:%envreg2`, so cooperative groups' `grid.sync()` works (without it,
+    /// as on a device, `grid.sync()` traps). Every block runs at once here either way.
+    pub cooperative: bool,
 }
 
 /// How the race detector treats volatile accesses (`ld.volatile`/`st.volatile`, what nvcc
@@ -188,6 +192,7 @@ impl Launch {
             race_detection: true,
             hang_bound: 100_000,
             volatile: VolatileMode::RelaxedSys,
+            cooperative: false,
         }
     }
 }

@@ -446,6 +446,14 @@ impl Kernel {
         for (name, data) in &self.globals {
             mem.add_region(name, data.clone());
         }
+        let mut envregs = [0u32; 32];
+        if launch.cooperative {
+            // The grid workspace: its size, then the grid barrier's arrival word.
+            let workspace =
+                mem.add_region("grid workspace", [8u32, 0].map(u32::to_le_bytes).concat());
+            envregs[1] = (workspace >> 32) as u32;
+            envregs[2] = workspace as u32;
+        }
         let mut params = vec![0u8; info.param_size as usize];
         let mut buffers = Vec::new();
         let mut buffer_regions = Vec::new();
@@ -590,6 +598,7 @@ impl Kernel {
             race_hit: None,
             volatile_plain: launch.volatile == VolatileMode::Plain,
             printed: Vec::new(),
+            envregs,
         };
         let mut s = sched::Scheduler::new(
             &mut world,

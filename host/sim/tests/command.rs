@@ -33,6 +33,7 @@ fn help_exits_0_and_lists_the_arguments() {
         "f32:V",
         "ptr:B:OFFSET",
         "--warp-lockstep",
+        "--cooperative",
     ] {
         assert!(out.contains(arg), "{arg}: {out}");
     }
@@ -319,4 +320,31 @@ fn a_pointer_outside_its_buffer_is_an_error_naming_buffer_offset_and_size() {
         );
     }
     std::fs::remove_file(&file).unwrap();
+}
+
+#[test]
+fn a_cooperative_launch_lets_grid_sync_run() {
+    let file = format!(
+        "{}/tests/fixtures/sim/cuda/grid.ptx",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let base = [
+        file.as_str(),
+        "--kernel",
+        "grid_rotate",
+        "--grid",
+        "2",
+        "--block",
+        "4",
+        "--arg",
+        "buf:i32:8",
+        "--arg",
+        "buf:i32:8",
+    ];
+    let (code, out, _) = run(&[&base[..], &["--cooperative"]].concat());
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("buffer 1: 10 20 30 40 50 60 70 0"), "{out}");
+    let (code, out, _) = run(&base);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.starts_with("fault:") && out.contains("trap"), "{out}");
 }

@@ -1051,6 +1051,61 @@ fn dp4a_and_dp2a_compute_as_the_isa_says() {
     }
 }
 
+// ---- grid.cu ----
+
+#[test]
+fn grid_sync_in_a_cooperative_launch_orders_the_whole_grid() {
+    // cooperative groups' `grid.sync()`: a `bar.sync`, then one thread per block adds to the
+    // workspace's arrival word (`atom.add.release.gpu`) and spins on it (`ld.acquire.gpu`)
+    // until the grid's count flips its top bit, then `bar.sync` again. The release/acquire
+    // pair at gpu scope between the blocks' leaders, with the block barriers around it, orders
+    // every write before the barrier before every read after it: no race in either view.
+    let c = |kernel| {
+        case(
+            "grid.ptx",
+            kernel,
+            3,
+            8,
+            vec![Arg::Buffer(vec![0; 96]), Arg::Buffer(vec![0; 96])],
+        )
+    };
+    let cooperative = |kernel, seed| {
+        let k = sim("grid.ptx").kernel(kernel).unwrap();
+        let mut l = Launch::new(
+            [3, 1, 1],
+            [8, 1, 1],
+            vec![Arg::Buffer(vec![0; 96]), Arg::Buffer(vec![0; 96])],
+        );
+        l.cooperative = true;
+        l.seed = seed;
+        k.launch(&l, Vec::new()).unwrap()
+    };
+    for seed in 1..=3 {
+        let o = cooperative("grid_rotate", seed);
+        assert!(o.completed && o.findings.is_empty(), "{:?}", o.findings);
+        let expected: Vec<i32> = (0..24).map(|r| (r + 1) % 24 * 10).collect();
+        assert_eq!(words(&o.buffers[1]), expected);
+    }
+    // Not a cooperative launch: the workspace pointer is null and `grid.sync()` traps, as the
+    // driver's would.
+    let o = c("grid_rotate").run(VolatileMode::RelaxedSys, 1, Mode::Random);
+    let f = o.findings.last().expect("a trap");
+    assert!(
+        f.kind == FindingKind::Fault && f.text.contains("trap"),
+        "{f}"
+    );
+    // Only `__syncthreads()`: the last thread of a block reads the next block's first word,
+    // written by another CTA with nothing ordering the two plain accesses.
+    let o = cooperative("block_sync_rotate", 1);
+    assert!(
+        o.findings
+            .iter()
+            .any(|f| f.kind == FindingKind::Race && f.text.contains("`ld.global.u32`")),
+        "{:?}",
+        o.findings
+    );
+}
+
 // ---- the corpus and nvcc ----
 
 #[test]
@@ -1063,6 +1118,7 @@ fn every_corpus_kernel_decodes() {
         "warp.ptx",
         "calls.ptx",
         "async.ptx",
+        "grid.ptx",
     ] {
         let sim = sim(file);
         let names: Vec<String> = sim.kernels().map(String::from).collect();
@@ -1108,6 +1164,7 @@ fn checked_in_ptx_is_what_nvcc_emits() {
         "warp",
         "calls",
         "async",
+        "grid",
     ] {
         let ptx = out.join(format!("{name}.ptx"));
         let status = std::process::Command::new(&nvcc)
