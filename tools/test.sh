@@ -26,7 +26,7 @@ cargo fmt --manifest-path examples/Cargo.toml --all --check
 
 step "stable: cargo test --workspace (unit, integration, doc and PTX conformance tests)"
 t=$SECONDS
-cargo test --workspace
+cargo test --workspace --no-fail-fast
 elapsed $t
 
 step "Miri: cargo +$NIGHTLY miri test -p scoped-atomics"
