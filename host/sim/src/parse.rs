@@ -61,32 +61,48 @@ struct LocState {
     caller: SrcPos,
     /// The file of the function's first `.loc` (its own definition's file).
     home: Option<u32>,
+    /// nvcc's inlining chains: the position (file, line, column) of a `.loc` of inlined code
+    /// and the `inlined_at` position it names, one level each.
+    called_from: HashMap<(u32, u32, u32), (u32, u32, u32)>,
 }
 
 impl LocState {
     /// Takes in `.loc file line column[, function_name …][, inlined_at file line column]`.
     fn read(&mut self, loc: &str) {
-        let mut words = loc.split([' ', '\t', ',']).filter(|w| !w.is_empty());
-        let mut number = || {
-            words
-                .next()
-                .and_then(|w| w.parse::<u32>().ok())
-                .unwrap_or(0)
+        let position = |text: &str| {
+            let mut words = text.split([' ', '\t', ',']).filter(|w| !w.is_empty());
+            let mut number = || {
+                words
+                    .next()
+                    .and_then(|w| w.parse::<u32>().ok())
+                    .unwrap_or(0)
+            };
+            (number(), number(), number())
         };
-        let (file, line) = (number(), number());
-        self.current = SrcPos { file, line };
-        let home = *self.home.get_or_insert(file);
-        let inlined_at = loc.split_once("inlined_at").map(|(_, at)| {
-            let mut at = at.split([' ', '\t', ',']).filter(|w| !w.is_empty());
-            let mut number = || at.next().and_then(|w| w.parse::<u32>().ok()).unwrap_or(0);
-            SrcPos {
-                file: number(),
-                line: number(),
+        let here = position(loc);
+        self.current = SrcPos {
+            file: here.0,
+            line: here.1,
+        };
+        let home = *self.home.get_or_insert(here.0);
+        if let Some((_, at)) = loc.split_once("inlined_at") {
+            // Follow the chain up to a call in the function's own file: the author's line
+            // (nvcc names only the next level: a header's call of another header's function).
+            let mut at = position(at);
+            self.called_from.insert(here, at);
+            let mut steps = 0;
+            while at.0 != home
+                && let Some(&up) = self.called_from.get(&at)
+                && steps < 64
+            {
+                at = up;
+                steps += 1;
             }
-        });
-        if let Some(at) = inlined_at {
-            self.caller = at;
-        } else if file == home {
+            self.caller = SrcPos {
+                file: at.0,
+                line: at.1,
+            };
+        } else if here.0 == home {
             self.caller = self.current;
         }
     }
@@ -699,6 +715,10 @@ mod loc_tests {
         assert_eq!(loc.caller, SrcPos { file: 1, line: 12 });
         loc.read("3 7 1, function_name $L__info_string0, inlined_at 1 20 3");
         assert_eq!(loc.caller, SrcPos { file: 1, line: 20 });
+        // nvcc's chains: a header function inlined into another, inlined into the kernel.
+        loc.read("4 261 5, function_name $L__info_string1, inlined_at 1 30 5");
+        loc.read("5 92 9, function_name $L__info_string2, inlined_at 4 261 5");
+        assert_eq!(loc.caller, SrcPos { file: 1, line: 30 });
         loc.read("1 21 5");
         assert_eq!(loc.caller, SrcPos { file: 1, line: 21 });
     }

@@ -65,7 +65,16 @@ fn findings_name_the_authors_file_and_line_before_the_librarys() {
         "\t.loc 1 12 0\n$L__tmp1:\n\t.loc 2 144 34\n\tst.global.u32 [%rd1], %r2;\n$L__tmp2:",
     ) + files
         + "//@inlined_at $L__tmp1 $L__tmp2 1 15 13\n";
+    // nvcc's chain: a header function (file 2) inlined into another (file 3) inlined into the
+    // kernel at line 31.
+    let chain = kernel(
+        "\t.loc 1 12 0\n\t.loc 2 144 34, function_name $L__info_string0, inlined_at 1 31 3\n\
+         \t.loc 3 7 9, function_name $L__info_string1, inlined_at 2 144 34\n\
+         \tst.global.u32 [%rd1], %r2;",
+    ) + files
+        + "\t.file\t3 \"/lib/inner.h\"\n";
     for (ptx, expected) in [
+        (chain, "(/u/src/lib.rs:31, via /lib/inner.h:7)"),
         (own, "(/u/src/lib.rs:14)"),
         (nvcc, "(/u/src/lib.rs:20, via /lib/asm.rs:144)"),
         (rust, "(/u/src/lib.rs:15, via /lib/asm.rs:144)"),
