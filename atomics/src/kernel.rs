@@ -230,7 +230,7 @@ mod imp {
 
     pub fn spin_loop() {
         #[cfg(loom)]
-        loom::thread::yield_now();
+        crate::imp::loom_spin();
         #[cfg(not(loom))]
         std::thread::yield_now();
     }

@@ -172,7 +172,7 @@ mod backend {
     #[inline]
     pub(crate) fn wait_until(_key: usize, mut cond: impl FnMut() -> bool) {
         while !cond() {
-            loom::thread::yield_now();
+            crate::imp::loom_spin();
         }
     }
 

@@ -507,6 +507,7 @@ unsafe fn view_state<'a>(
     // the memory exclusively.
     if state.size() == size && !state.matches_memory() {
         *state = fresh();
+        topology::count_change();
     }
     assert!(
         state.size() == size,
