@@ -2,9 +2,9 @@
 // (barriers, block-shared arrays). Its documentation is on its declaration in `kernel.rs`.
 
 use super::Dim3;
-use crate::sync::ArrivalToken;
 #[cfg(not(loom))]
 use crate::Block;
+use crate::sync::ArrivalToken;
 use crate::{Barrier, Cluster};
 use std::alloc::{Layout, alloc, dealloc};
 use std::cell::RefCell;
