@@ -230,7 +230,7 @@ mod imp {
 
     pub fn spin_loop() {
         #[cfg(loom)]
-        loom::thread::yield_now();
+        crate::imp::loom_spin();
         #[cfg(not(loom))]
         std::thread::yield_now();
     }
@@ -412,8 +412,12 @@ mod api {
     /// machine; under loom `loom::thread::yield_now()`, which tells loom that this thread makes
     /// no progress until another one runs, so loom explores the other threads instead of every
     /// number of spins (a spin without it makes loom give up with "Model exceeded maximum
-    /// number of branches"). The library's own waits (`wait`, `Barrier`, `Latch`, semaphores)
-    /// do the same already.
+    /// number of branches"). A round that can see nothing new (no atomic changed its value
+    /// since this thread's previous round, and this thread read no outdated value since) also
+    /// ends loom's exploration below it (`loom::skip_branch`), so that two threads spinning at
+    /// once do not yield to each other without end; spin on atomics, so that the mirror sees
+    /// what ends the spin (the guide's testing page, *Bounds*). The library's own waits
+    /// (`wait`, `Barrier`, `Latch`, semaphores) do the same already.
     ///
     /// ```
     /// use scoped_atomics::{Atomic, Device, Ordering};

@@ -29,6 +29,8 @@ mod mirror;
 #[cfg(all(loom, not(target_arch = "nvptx64")))]
 pub(crate) use mirror::plain_access;
 #[cfg(all(loom, not(target_arch = "nvptx64")))]
+pub(crate) use mirror::topology::spin as loom_spin;
+#[cfg(all(loom, not(target_arch = "nvptx64")))]
 pub(crate) use mirror::{Storage, compiler_fence, fence, topology, view};
 
 // The ABI table is plain data: its unit tests run on the host too.

@@ -2,19 +2,102 @@
 // (barriers, block-shared arrays). Its documentation is on its declaration in `kernel.rs`.
 
 use super::Dim3;
+#[cfg(not(loom))]
+use crate::Block;
 use crate::sync::ArrivalToken;
-use crate::{Barrier, Block, Cluster};
+use crate::{Barrier, Cluster};
 use std::alloc::{Layout, alloc, dealloc};
 use std::cell::RefCell;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::vec::Vec;
 
 /// A lock that is loom's under loom, so that what one simulated thread writes under it (a
-/// barrier's initialisation, a lane's value) happens before another thread reads it.
+/// warp group's barrier, made by the first lane that uses it) happens before another thread
+/// reads it.
 #[cfg(not(loom))]
 type ModelMutex<T> = Mutex<T>;
 #[cfg(loom)]
 type ModelMutex<T> = loom::sync::Mutex<T>;
+
+/// The barrier of `sync_threads` and of the warp steps: on the host the library's
+/// `Barrier<Block>` (its waiters spin, then park); under loom [`LoomBarrier`], whose waiters
+/// block on a loom condition variable instead of spinning.
+#[cfg(not(loom))]
+type ThreadBarrier = Barrier<Block>;
+#[cfg(loom)]
+type ThreadBarrier = LoomBarrier;
+
+/// The emulation's own barriers under loom (`sync_threads`, `sync_warp`, the warp steps of the
+/// shuffles and votes): each arrival is one loom `fetch_add(AcqRel)` on the barrier's arrival
+/// count, and a thread that is not the last of its phase *parks* (loom does not schedule it)
+/// until the last one unparks it.
+///
+/// Why not the library's `Barrier<Block>`: its waiters poll (acquire loads with `yield_now`
+/// between them), two loom branches per poll, and two waiters of two blocks polling in turn
+/// while neither block's last thread runs is an interleaving that loom deepens without end
+/// under a preemption bound (switching away from a yielding thread is no preemption): a
+/// 2 × 2 `block_sum` with two `sync_threads` exceeded loom's branch limit. Here a phase costs
+/// each thread one read-modify-write, and each waiter one park.
+///
+/// The ordering is that of `bar.sync` (and `bar.warp.sync`) among the barrier's threads: every
+/// arrival releases, and reads the arrivals before it (a release sequence of
+/// read-modify-writes), so the last arrival has acquired them all; each waiter is unparked by
+/// the last arrival, which in loom carries the unparker's happens-before to it (a waiter that
+/// finds its phase complete without having been unparked acquires it with one more
+/// `fetch_add(0, AcqRel)`). So every access before the barrier happens before every access
+/// after it, among its threads; the emulation's barriers are never shared with other threads.
+#[cfg(loom)]
+pub(crate) struct LoomBarrier {
+    expected: u64,
+    /// Arrivals since the barrier was made: phase `n / expected` for the `n`th.
+    arrivals: loom::sync::atomic::AtomicU64,
+    /// (phases completed, the parked waiters): bookkeeping loom need not interleave (no loom
+    /// operation runs while it is locked).
+    waiting: Mutex<(u64, Vec<loom::thread::Thread>)>,
+}
+
+#[cfg(loom)]
+impl LoomBarrier {
+    fn new(expected: u32) -> Self {
+        LoomBarrier {
+            expected: u64::from(expected),
+            arrivals: loom::sync::atomic::AtomicU64::new(0),
+            waiting: Mutex::new((0, Vec::new())),
+        }
+    }
+
+    fn arrive_and_wait(&self) {
+        use core::sync::atomic::Ordering::AcqRel;
+        let n = self.arrivals.fetch_add(1, AcqRel);
+        let phase = n / self.expected;
+        if (n + 1) % self.expected == 0 {
+            let waiters = {
+                let mut waiting = locked(&self.waiting);
+                waiting.0 = phase + 1;
+                core::mem::take(&mut waiting.1)
+            };
+            for waiter in waiters {
+                waiter.unpark();
+            }
+            return;
+        }
+        {
+            let mut waiting = locked(&self.waiting);
+            if waiting.0 > phase {
+                // The last arrival came between this thread's arrival and here, and did not
+                // unpark it: acquire its arrival (a read-modify-write reads the newest).
+                drop(waiting);
+                self.arrivals.fetch_add(0, AcqRel);
+                return;
+            }
+            waiting.1.push(loom::thread::current());
+        }
+        // Unparked by the last arrival (a park after an unpark returns at once).
+        while locked(&self.waiting).0 <= phase {
+            loom::thread::park();
+        }
+    }
+}
 
 /// Locks a [`ModelMutex`] whether or not a thread panicked holding it (see [`locked`]).
 #[cfg(not(loom))]
@@ -28,10 +111,19 @@ fn model_locked<T>(mutex: &ModelMutex<T>) -> loom::sync::MutexGuard<'_, T> {
 }
 
 /// The lanes of one warp that synchronise with one mask: their barrier, and the values of a
-/// warp operation in flight (one slot per lane).
+/// warp operation in flight.
 struct WarpGroup {
-    barrier: Barrier<Block>,
-    slots: ModelMutex<[u64; 32]>,
+    barrier: ThreadBarrier,
+    /// A std lock under loom too: the group's barrier orders every deposit before every read,
+    /// so loom need not interleave the lock itself (loom runs one thread at a time).
+    slots: Mutex<Slots>,
+}
+
+/// The values of a warp step in flight: two rows of one slot per lane, and the row each lane
+/// deposits into next (see [`warp_exchange`]).
+struct Slots {
+    rows: [[u64; 32]; 2],
+    side: [bool; 32],
 }
 
 /// The warp groups of a block, made on first use: (warp, member mask, group).
@@ -48,9 +140,14 @@ struct BlockReduction {
 /// What the threads of one simulated block share.
 pub struct BlockContext {
     threads: u32,
-    barrier: Barrier<Block>,
+    barrier: ThreadBarrier,
+    /// The group of every warp's existing lanes (the mask of `activemask`), made with the
+    /// block: the common case, found without locking `warps`.
+    full_warps: Vec<Arc<WarpGroup>>,
+    /// The groups of other masks, made on first use.
     warps: WarpGroups,
-    reduction: ModelMutex<BlockReduction>,
+    /// A std lock under loom too: the block's barrier orders its uses (see `sync_threads_count`).
+    reduction: Mutex<BlockReduction>,
     cluster: Arc<ClusterContext>,
 }
 
@@ -121,13 +218,32 @@ impl BlockContext {
     /// The context of a block of `threads` threads of `cluster`. Its rank in the cluster is
     /// that of its threads' `block_idx` (`block_idx % cluster shape`, linearised).
     pub fn in_cluster(threads: u32, cluster: &Arc<ClusterContext>) -> Arc<Self> {
+        let full_warps = (0..threads.div_ceil(super::WARP_SIZE))
+            .map(|warp| {
+                let lanes = (threads - warp * super::WARP_SIZE).min(super::WARP_SIZE);
+                Arc::new(WarpGroup::new(lanes))
+            })
+            .collect();
         Arc::new(BlockContext {
             threads,
-            barrier: Barrier::new(threads),
+            barrier: ThreadBarrier::new(threads),
+            full_warps,
             warps: WarpGroups::new(Vec::new()),
-            reduction: ModelMutex::new(BlockReduction::default()),
+            reduction: Mutex::new(BlockReduction::default()),
             cluster: cluster.clone(),
         })
+    }
+}
+
+impl WarpGroup {
+    fn new(lanes: u32) -> Self {
+        WarpGroup {
+            barrier: ThreadBarrier::new(lanes),
+            slots: Mutex::new(Slots {
+                rows: [[0; 32]; 2],
+                side: [false; 32],
+            }),
+        }
     }
 }
 
@@ -241,14 +357,14 @@ fn warp_group(operation: &str, mask: u32) -> (u32, Arc<WarpGroup>) {
         block.threads,
         mask & !existing
     );
+    if mask == existing {
+        return (lane, block.full_warps[warp as usize].clone());
+    }
     let mut warps = model_locked(&block.warps);
     let group = match warps.iter().find(|(w, m, _)| (*w, *m) == (warp, mask)) {
         Some((_, _, g)) => g.clone(),
         None => {
-            let g = Arc::new(WarpGroup {
-                barrier: Barrier::new(mask.count_ones()),
-                slots: ModelMutex::new([0; 32]),
-            });
+            let g = Arc::new(WarpGroup::new(mask.count_ones()));
             warps.push((warp, mask, g.clone()));
             g
         }
@@ -267,17 +383,25 @@ pub fn activemask() -> u32 {
 }
 
 /// One warp-synchronous step of the lanes of `mask`: each deposits `value`, all wait, each reads
-/// every member's value, all wait again (so that no lane's next deposit overwrites a value
-/// another lane has yet to read). Returns the calling lane and the values by lane (zero for
-/// lanes outside the mask). The two barriers are block-scope barriers among the members, so
-/// the step also orders their memory, which a shuffle on the device does not.
+/// every member's value. Returns the calling lane and the values by lane (zero for lanes
+/// outside the mask). The deposits alternate between two rows of slots (each lane flips its
+/// own side per step, and every lane of the group takes every step), so one barrier per step
+/// suffices: a lane deposits into a row again two steps later, after the next step's barrier,
+/// which no lane passes before every lane has arrived there, after reading this step's row.
+/// The barrier is a block-scope barrier among the members, so the step also orders their
+/// memory, which a shuffle on the device does not.
 #[track_caller]
 pub fn warp_exchange(operation: &str, mask: u32, value: u64) -> (u32, [u64; 32]) {
     let (lane, group) = warp_group(operation, mask);
-    model_locked(&group.slots)[lane as usize] = value;
+    let side = {
+        let mut slots = locked(&group.slots);
+        let side = slots.side[lane as usize];
+        slots.side[lane as usize] = !side;
+        slots.rows[usize::from(side)][lane as usize] = value;
+        side
+    };
     group.barrier.arrive_and_wait();
-    let mut values = *model_locked(&group.slots);
-    group.barrier.arrive_and_wait();
+    let mut values = locked(&group.slots).rows[usize::from(side)];
     for (i, v) in values.iter_mut().enumerate() {
         if mask & (1 << i) == 0 {
             *v = 0;
@@ -291,10 +415,10 @@ pub fn warp_exchange(operation: &str, mask: u32, value: u64) -> (u32, [u64; 32])
 #[track_caller]
 pub fn sync_threads_count(predicate: bool) -> u32 {
     let block = with(|c| c.block.clone());
-    model_locked(&block.reduction).sum += u32::from(predicate);
+    locked(&block.reduction).sum += u32::from(predicate);
     block.barrier.arrive_and_wait();
     let count = {
-        let mut r = model_locked(&block.reduction);
+        let mut r = locked(&block.reduction);
         let count = r.sum;
         r.readers += 1;
         // The last reader resets for the next call, which no thread starts before the

@@ -78,7 +78,8 @@
 //!   between checks); timed waits count hints at a nominal 10 ns each, as there is no clock.
 //! * **`--cfg loom`**: waiters never block on a std primitive; they check, and call
 //!   `loom::thread::yield_now()` between two checks, so loom explores the interleavings of the
-//!   wait. A timed wait (every `*_for` and `*_until`: loom has no clock) checks, yields once, and
+//!   wait (a round that can see nothing new ends the exploration below it, as
+//!   `kernel::spin_loop` does). A timed wait (every `*_for` and `*_until`: loom has no clock) checks, yields once, and
 //!   checks again, so loom explores both its success and its timeout.
 //!
 //! # Design of each primitive

@@ -3,7 +3,7 @@
 //! | build                                   | waiting                                              |
 //! |-----------------------------------------|------------------------------------------------------|
 //! | `target_arch = "nvptx64"`               | poll, then `nanosleep` with exponential back-off     |
-//! | `--cfg loom`                            | poll with `loom::thread::yield_now()`                |
+//! | `--cfg loom`                            | poll, yielding to loom (`kernel::spin_loop`'s round)  |
 //! | host, feature `std`                     | poll, spin, yield, then park in an address-keyed table |
 //! | host without `std`                      | poll with `core::hint::spin_loop()` back-off          |
 //!
@@ -162,7 +162,9 @@ mod backend {
 mod backend {
     //! Under loom: never block on a std primitive (loom cannot see it); poll, yielding to loom's
     //! scheduler between two checks. Loom treats `yield_now` as "this thread cannot progress until
-    //! another one does", so the waits are explored rather than spun through.
+    //! another one does", so the waits are explored rather than spun through; a round that can
+    //! see nothing new also ends the exploration below it (the mirror's `topology::spin`, as
+    //! `kernel::spin_loop`), so that two waiters do not yield to each other without end.
     //!
     //! Loom has no clock: a timed wait checks, yields once, and checks again. Loom then explores
     //! both the interleavings in which the wait succeeds and those in which it times out.
@@ -172,7 +174,7 @@ mod backend {
     #[inline]
     pub(crate) fn wait_until(_key: usize, mut cond: impl FnMut() -> bool) {
         while !cond() {
-            loom::thread::yield_now();
+            crate::imp::loom_spin();
         }
     }
 

@@ -429,6 +429,9 @@ impl LocationState {
     /// memory of an `AtomicRef`.
     fn published(&self, index: usize) {
         let mut log = self.log.lock().unwrap();
+        if log.writes[index].bits != log.writes[log.newest].bits {
+            topology::count_change();
+        }
         log.newest = index;
         if !self.backing.is_null() {
             let bytes = log.writes[index].bits.to_le_bytes();
@@ -442,6 +445,9 @@ impl LocationState {
     fn after_read(&self, me: usize, index: usize, op: &Op, kind: Read) -> Bits {
         let (bits, releases) = {
             let log = self.log.lock().unwrap();
+            if index != log.newest {
+                topology::with_state(|s| s.stale_read = true);
+            }
             let write = &log.writes[index];
             (write.bits, write.releases.clone())
         };

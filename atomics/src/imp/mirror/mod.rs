@@ -63,7 +63,17 @@
 //!   word: a plain write to a neighbouring byte racing with it is not reported:
 //!   `plain_write_to_a_neighbouring_byte_of_an_8bit_atomic_is_not_reported`;
 //! * read-modify-writes always read the newest value, so the lost update of atomicity litmus
-//!   test 2 is reported as a scope race rather than produced (`litmus::atomicity_2_*`).
+//!   test 2 is reported as a scope race rather than produced (`litmus::atomicity_2_*`);
+//! * a spin round (`kernel::spin_loop`, `nanosleep`, the library's waits) that can see nothing
+//!   new — no write changed a mirror location's value since the thread's previous round, and the
+//!   thread read no outdated write since — ends loom's exploration below it
+//!   (`topology::spin`): the round repeats the previous one. A spin whose exit depends on what
+//!   the mirror does not see (a bounded spin's counter, raw memory) is explored along loom's
+//!   default schedule after its first futile round. A bug that needs an interleaving after the
+//!   spinners' rounds is still found: `spins::ttas_lock_released_early_is_found_with_*`;
+//! * the emulation's barriers (`sync_threads`, `sync_warp`, the warp steps) block their waiters
+//!   on loom (`kernel::emulation::LoomBarrier`) instead of polling mirror atomics, so they are
+//!   not scope-checked: only the threads of their block (or warp) can reach them.
 
 mod location;
 #[path = "../ptx/table.rs"]
@@ -507,6 +517,7 @@ unsafe fn view_state<'a>(
     // the memory exclusively.
     if state.size() == size && !state.matches_memory() {
         *state = fresh();
+        topology::count_change();
     }
     assert!(
         state.size() == size,

@@ -54,6 +54,12 @@ pub(crate) struct ThreadState {
     pub release_fence: Option<ScopeKind>,
     /// Releases read by relaxed reads (or reductions) since the last acquire fence.
     pub pending_acquire: Vec<Pending>,
+    /// [`changes`] when this thread last called [`spin`], if it has.
+    pub spin_changes: Option<u64>,
+    /// Whether a read of this thread since its last [`spin`] returned a write that was not the
+    /// newest of its location (loom makes a read after a yield return a newer one, so the next
+    /// round of the spin may see something new).
+    pub stale_read: bool,
 }
 
 loom::thread_local! {
@@ -62,6 +68,61 @@ loom::thread_local! {
 
 pub(crate) fn with_state<R>(f: impl FnOnce(&mut ThreadState) -> R) -> R {
     STATE.with(|s| f(&mut s.borrow_mut()))
+}
+
+std::thread_local! {
+    /// How many writes changed the value of their location (any thread's, of any mirror
+    /// location: atomics, `AtomicRef` views and `plain` writes). Only compared for equality
+    /// within one execution, so it is never reset. An OS thread-local, not a loom static: loom
+    /// runs a model's threads on one OS thread, and a loom `lazy_static` would order the threads
+    /// that touch it (its initialisation happens before every later use), which the program
+    /// does not.
+    static CHANGES: core::cell::Cell<u64> = const { core::cell::Cell::new(0) };
+}
+
+/// Counts a write that changed the value of its location.
+pub(crate) fn count_change() {
+    CHANGES.with(|c| c.set(c.get().wrapping_add(1)));
+}
+
+fn changes() -> u64 {
+    CHANGES.with(|c| c.get())
+}
+
+/// One round of a spin loop under loom (`kernel::spin_loop`, `nanosleep`, the library's waits):
+/// a `yield_now`, and, for a round that can see nothing new, the end of the exploration below
+/// this point (`loom::skip_branch`).
+///
+/// A round is *futile* when no write of any thread changed the value of any mirror location
+/// since this thread's previous round and every read of this thread since then returned the
+/// newest write of its location: the next round reads the same values and does the same. Such a
+/// round is a no-op on the model's state (its reads are of writes they already read, so even an
+/// acquire gains nothing), so every interleaving after it is one loom also explores without it:
+/// the round's reads are schedule points that loom explores, and a later write of another thread
+/// to a location they read makes loom run that write before them, where the spin then sees it.
+/// Without this, two threads spinning at once are an interleaving loom deepens without end under
+/// a preemption bound (switching away from a yielding thread is no preemption: spinner A yields
+/// to spinner B, B yields to A, … while the thread they wait for is runnable), and the model ends
+/// with "Model exceeded maximum number of branches" (a ticket lock taken by three threads did).
+///
+/// After `skip_branch` the execution runs to its end with loom's default choices (the thread
+/// that yielded least runs next, a load reads the oldest write it may), so its assertions and
+/// race checks still run; only the alternatives below this point are not explored. A spin whose
+/// condition depends on what the mirror does not see (a loop counter of a bounded spin, memory
+/// written through raw pointers, a loom atomic) counts as futile after one round: the rest of
+/// such an execution is checked along loom's default schedule only.
+pub(crate) fn spin() {
+    let now = changes();
+    let futile = with_state(|s| {
+        let futile = s.spin_changes == Some(now) && !s.stale_read;
+        s.spin_changes = Some(now);
+        s.stale_read = false;
+        futile
+    });
+    if futile {
+        loom::skip_branch();
+    }
+    loom::thread::yield_now();
 }
 
 /// The loom objects of one location: the atomic holding the index of its newest write, one
