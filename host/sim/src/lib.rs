@@ -66,6 +66,7 @@ mod printf;
 mod race;
 mod report;
 mod sched;
+mod source_lines;
 mod values;
 mod vector;
 mod wide;
