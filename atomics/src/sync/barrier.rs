@@ -161,7 +161,7 @@ pub struct Barrier<S: Scope = System, F = NoCompletion> {
 /// ```
 /// use scoped_atomics::{Barrier, Device, sync::NoCompletion};
 /// let barrier: Barrier<Device, NoCompletion> = Barrier::new(1);
-/// assert_eq!(size_of::<Barrier<Device>>(), 16); // the state word and the expected count
+/// assert_eq!(size_of::<Barrier<Device>>(), 16); // the count word and the phase word
 /// barrier.arrive_and_wait();
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -368,8 +368,8 @@ impl<S: Scope, F: BarrierCompletion> Barrier<S, F> {
     #[cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]
     #[inline(always)]
     pub(super) fn mbarrier(&self) -> Option<*const u64> {
-        let hardware = matches!(S::KIND, crate::ScopeKind::Block)
-            && self.phase.load(Relaxed) & MBARRIER != 0;
+        let hardware =
+            matches!(S::KIND, crate::ScopeKind::Block) && self.phase.load(Relaxed) & MBARRIER != 0;
         hardware.then(|| self.state.as_ptr().cast_const())
     }
 }

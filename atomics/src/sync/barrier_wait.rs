@@ -15,7 +15,7 @@
 //!   sees its phase as not ended (an even phase ended twice later looks like the current even one).
 //!
 //! # Paths
-//! * Generic barrier: an `Acquire` load of the state word, comparing its phase with the token's
+//! * Generic barrier: an `Acquire` load of the phase word, comparing the phase with the token's
 //!   phase or the parity; the timed forms poll it with the back-off and clock of every timed wait
 //!   ([`crate::sync`]).
 //! * Hardware barrier (`init_in_place` in block-shared memory, sm_80+): `mbarrier.test_wait`

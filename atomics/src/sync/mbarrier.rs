@@ -2,7 +2,7 @@
 //!
 //! A `Barrier<Block>` initialised with [`Barrier::init_in_place`](super::Barrier::init_in_place)
 //! in block-shared memory on sm_80+ keeps an `mbarrier` object in its state word (8 bytes,
-//! 8-aligned) and marks its expected count with `MBARRIER` (bit 31). Its operations are then one
+//! 8-aligned) and `MBARRIER | expected` (bit 31) in its phase word. Its operations are then one
 //! instruction each: `mbarrier.arrive` (release at CTA scope), `mbarrier.test_wait` /
 //! `mbarrier.try_wait` (acquire at CTA scope), `mbarrier.arrive_drop`; the token is the
 //! `mbarrier` state of the arrival, and `Barrier::invalidate_in_place` is `mbarrier.inval`. An
@@ -113,9 +113,7 @@ pub(super) fn is_shared<T>(p: *const T) -> bool {
 #[inline(always)]
 pub(super) unsafe fn init<O: Object>(object: O, count: u32) {
     // SAFETY: the caller's contract.
-    unsafe {
-        mbar!(object, "mbarrier.init", " [{o}], {c};", c = in(reg32) count, options(nostack))
-    }
+    unsafe { mbar!(object, "mbarrier.init", " [{o}], {c};", c = in(reg32) count, options(nostack)) }
 }
 
 /// `mbarrier.arrive` (release at CTA scope): one arrival; returns the state token of the phase.
@@ -128,7 +126,7 @@ pub(super) unsafe fn arrive<O: Object>(object: O) -> u64 {
     let token: u64;
     // SAFETY: the caller's contract.
     unsafe {
-        mbar!(object, "mbarrier.arrive", " {t}, [{o}];", t = out(reg64) token,  options(nostack))
+        mbar!(object, "mbarrier.arrive", " {t}, [{o}];", t = out(reg64) token, options(nostack))
     };
     token
 }
@@ -154,7 +152,12 @@ pub(super) unsafe fn arrive_n<O: Object>(object: O, n: u32) -> u64 {
         let token: u64;
         // SAFETY: the caller's contract.
         unsafe {
-            mbar!(object, "mbarrier.arrive", " {t}, [{o}], {n};", t = out(reg64) token,  n = in(reg32) n, options(nostack))
+            mbar!(
+                object,
+                "mbarrier.arrive",
+                " {t}, [{o}], {n};",
+                t = out(reg64) token, n = in(reg32) n, options(nostack)
+            )
         };
         token
     }
@@ -169,8 +172,12 @@ pub(super) unsafe fn arrive_n<O: Object>(object: O, n: u32) -> u64 {
             // SAFETY: the caller's contract; `1 <= n - 1 < MAX`, and fewer than the arrivals
             // still missing in the phase (the caller's side of an arrival count).
             unsafe {
-                mbar!(object, "mbarrier.arrive.noComplete", " {t}, [{o}], {n};", t = out(reg64) _state,  n = in(reg32) n - 1,
-                    options(nostack))
+                mbar!(
+                    object,
+                    "mbarrier.arrive.noComplete",
+                    " {t}, [{o}], {n};",
+                    t = out(reg64) _state, n = in(reg32) n - 1, options(nostack)
+                )
             };
         }
         // SAFETY: the caller's contract.
@@ -199,7 +206,7 @@ pub(super) unsafe fn arrive_drop<O: Object>(object: O) -> u64 {
     let token: u64;
     // SAFETY: the caller's contract.
     unsafe {
-        mbar!(object, "mbarrier.arrive_drop", " {t}, [{o}];", t = out(reg64) token,  options(nostack))
+        mbar!(object, "mbarrier.arrive_drop", " {t}, [{o}];", t = out(reg64) token, options(nostack))
     };
     token
 }
@@ -213,9 +220,12 @@ pub(super) unsafe fn test_wait<O: Object>(object: O, token: u64) -> bool {
     let done: u32;
     // SAFETY: the caller's contract.
     unsafe {
-        mbar!(object, "{{ .reg .pred %d; mbarrier.test_wait", " %d, [{o}], {t}; selp.u32 {r}, 1, 0, %d; }}", t = in(reg64) token,
-            r = out(reg32) done,
-            options(nostack),)
+        mbar!(
+            object,
+            "{{ .reg .pred %d; mbarrier.test_wait",
+            " %d, [{o}], {t}; selp.u32 {r}, 1, 0, %d; }}",
+            t = in(reg64) token, r = out(reg32) done, options(nostack)
+        )
     };
     done != 0
 }
@@ -232,9 +242,12 @@ pub(super) unsafe fn test_wait_parity<O: Object>(object: O, odd: bool) -> bool {
     let done: u32;
     // SAFETY: the caller's contract.
     unsafe {
-        mbar!(object, "{{ .reg .pred %d; mbarrier.test_wait.parity", " %d, [{o}], {p}; selp.u32 {r}, 1, 0, %d; }}", p = in(reg32) u32::from(odd),
-            r = out(reg32) done,
-            options(nostack),)
+        mbar!(
+            object,
+            "{{ .reg .pred %d; mbarrier.test_wait.parity",
+            " %d, [{o}], {p}; selp.u32 {r}, 1, 0, %d; }}",
+            p = in(reg32) u32::from(odd), r = out(reg32) done, options(nostack)
+        )
     };
     done != 0
 }
@@ -280,13 +293,31 @@ pub(super) unsafe fn try_wait<O: Object>(object: O, phase: Phase, hint_ns: Optio
     // SAFETY: the caller's contract.
     unsafe {
         match (phase, hint_ns) {
-            (Phase::Token(token), None) => mbar!(object, "{{ .reg .pred %d; mbarrier.try_wait", " %d, [{o}], {t}; selp.u32 {r}, 1, 0, %d; }}", t = in(reg64) token, r = out(reg32) done, options(nostack),),
-            (Phase::Token(token), Some(hint)) => mbar!(object, "{{ .reg .pred %d; mbarrier.try_wait", " %d, [{o}], {t}, {h}; selp.u32 {r}, 1, 0, %d; }}", t = in(reg64) token, h = in(reg32) hint, r = out(reg32) done,
-                options(nostack),),
-            (Phase::Parity(odd), None) => mbar!(object, "{{ .reg .pred %d; mbarrier.try_wait.parity", " %d, [{o}], {p}; selp.u32 {r}, 1, 0, %d; }}", p = in(reg32) u32::from(odd), r = out(reg32) done,
-                options(nostack),),
-            (Phase::Parity(odd), Some(hint)) => mbar!(object, "{{ .reg .pred %d; mbarrier.try_wait.parity", " %d, [{o}], {p}, {h}; selp.u32 {r}, 1, 0, %d; }}", p = in(reg32) u32::from(odd), h = in(reg32) hint,
-                r = out(reg32) done, options(nostack),),
+            (Phase::Token(token), None) => mbar!(
+                object,
+                "{{ .reg .pred %d; mbarrier.try_wait",
+                " %d, [{o}], {t}; selp.u32 {r}, 1, 0, %d; }}",
+                t = in(reg64) token, r = out(reg32) done, options(nostack)
+            ),
+            (Phase::Token(token), Some(hint)) => mbar!(
+                object,
+                "{{ .reg .pred %d; mbarrier.try_wait",
+                " %d, [{o}], {t}, {h}; selp.u32 {r}, 1, 0, %d; }}",
+                t = in(reg64) token, h = in(reg32) hint, r = out(reg32) done, options(nostack)
+            ),
+            (Phase::Parity(odd), None) => mbar!(
+                object,
+                "{{ .reg .pred %d; mbarrier.try_wait.parity",
+                " %d, [{o}], {p}; selp.u32 {r}, 1, 0, %d; }}",
+                p = in(reg32) u32::from(odd), r = out(reg32) done, options(nostack)
+            ),
+            (Phase::Parity(odd), Some(hint)) => mbar!(
+                object,
+                "{{ .reg .pred %d; mbarrier.try_wait.parity",
+                " %d, [{o}], {p}, {h}; selp.u32 {r}, 1, 0, %d; }}",
+                p = in(reg32) u32::from(odd), h = in(reg32) hint, r = out(reg32) done,
+                options(nostack)
+            ),
         }
     };
     done != 0

@@ -1,7 +1,9 @@
 //! Arriving at a [`Barrier`] and the blocking wait: `arrive`, `arrive_n`, `wait`,
 //! `arrive_and_wait`, `arrive_and_drop`, and the last arriver's completion of the phase.
 
-use super::{ArrivalToken, Barrier, BarrierCompletion, DROP, GUARD, MAX, ONE, check_token, phase_mask};
+use super::{
+    ArrivalToken, Barrier, BarrierCompletion, DROP, GUARD, MAX, ONE, check_token, phase_mask,
+};
 use crate::Scope;
 #[cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]
 use crate::sync::mbarrier;
@@ -131,7 +133,9 @@ impl<S: Scope, F: BarrierCompletion> Barrier<S, F> {
             // An immediate bound where `n` is known to be 1 (`arrive`, `arrive_and_drop`).
             #[cfg(target_arch = "nvptx64")]
             if core::intrinsics::is_val_statically_known(n) && n == 1 {
-                crate::sync::device_check::trap_if_below_const::<{ ((GUARD + 1) as u64) << 32 }>(old);
+                crate::sync::device_check::trap_if_below_const::<{ ((GUARD + 1) as u64) << 32 }>(
+                    old,
+                );
             } else {
                 crate::sync::device_check::trap_if_below(old, last);
             }
@@ -167,7 +171,11 @@ impl<S: Scope, F: BarrierCompletion> Barrier<S, F> {
                     .panic()
             }
         }
-        let phase = if drop { self.phase.load(Relaxed) } else { phase };
+        let phase = if drop {
+            self.phase.load(Relaxed)
+        } else {
+            phase
+        };
         Message::new()
             .text("Barrier: more arrivals in a phase than expected: ")
             .num(n as u64)

@@ -60,14 +60,18 @@ impl Barrier<crate::Block> {
                     .panic()
             }
             // Only the phase word (not part of the `mbarrier` object: the mark and the expected
-            // count) is written with a plain store; the state word is written by `mbarrier.init` alone. The completion is
+            // count) is written with a plain store; the state word is written by
+            // `mbarrier.init` alone. The completion is
             // zero-sized: nothing to write.
             // SAFETY: the caller's contract: `place` is valid for writes and nobody uses it yet.
             unsafe {
                 (&raw mut (*place).phase)
                     .write(Atomic::<u32, crate::Block>::new(expected | MBARRIER));
                 // `Atomic<u64, _>` has the layout of a `u64` (`layout.rs`), 8-aligned in `place`.
-                mbarrier::init((&raw mut (*place).state).cast::<u64>().cast_const(), expected);
+                mbarrier::init(
+                    (&raw mut (*place).state).cast::<u64>().cast_const(),
+                    expected,
+                );
             }
             return;
         }
