@@ -30,33 +30,39 @@ fn global_thread() -> (usize, usize) {
 /// Histogram of `len` values (each taken modulo [`BINS`]) into `bins`: block-scope counters in
 /// shared memory, merged into the device-scope global counters with one reduction per bin.
 ///
+/// The shared bins are reached with `from_shared_ptr` and the global ones with `from_global_ptr`
+/// (the `.shared` and `.global` forms on the device).
+///
 /// # Safety
-/// `input` is valid for `len` reads and `bins` for [`BINS`] atomic `u32`s.
+/// `input` is valid for `len` reads and `bins` for [`BINS`] atomic `u32`s in global memory.
 pub unsafe fn histogram(input: *const u32, len: usize, bins: *mut u32) {
     let local = block_shared!(LOCAL_BINS: [u32; BINS]).cast::<u32>();
     // The block's threads share out the bins, whatever the block size.
     let my_bins = (thread_idx().x as usize..BINS).step_by(block_dim().x as usize);
     for bin in my_bins.clone() {
-        // SAFETY: `bin < BINS`; before the barrier only this thread touches this bin.
-        unsafe { AtomicRef::<u32, Block>::from_ptr(local.add(bin)) }.store(0, Ordering::Relaxed);
+        // SAFETY: `bin < BINS` of the block's shared array; before the barrier only this thread
+        // touches this bin.
+        unsafe { AtomicRef::<u32, Block>::from_shared_ptr(local.add(bin)) }
+            .store(0, Ordering::Relaxed);
     }
     sync_threads();
     let (mut i, stride) = global_thread();
     while i < len {
         // SAFETY: `i < len`.
         let bin = unsafe { input.add(i).read() } as usize % BINS;
-        // SAFETY: `bin < BINS`; all accesses to the bin are atomic.
-        unsafe { AtomicRef::<u32, Block>::from_ptr(local.add(bin)) }.add(1, Ordering::Relaxed);
+        // SAFETY: `bin < BINS` of the block's shared array; all accesses to the bin are atomic.
+        unsafe { AtomicRef::<u32, Block>::from_shared_ptr(local.add(bin)) }
+            .add(1, Ordering::Relaxed);
         i += stride;
     }
     sync_threads();
     for bin in my_bins {
         // SAFETY: `bin < BINS`; the barrier ordered every block-local increment before this load.
-        let local_bin = unsafe { AtomicRef::<u32, Block>::from_ptr(local.add(bin)) };
+        let local_bin = unsafe { AtomicRef::<u32, Block>::from_shared_ptr(local.add(bin)) };
         let count = local_bin.load(Ordering::Relaxed);
         if count != 0 {
-            // SAFETY: the caller's contract on `bins`.
-            unsafe { AtomicRef::<u32, Device>::from_ptr(bins.add(bin)) }
+            // SAFETY: the caller's contract on `bins` (global memory).
+            unsafe { AtomicRef::<u32, Device>::from_global_ptr(bins.add(bin)) }
                 .add(count, Ordering::Relaxed);
         }
     }
@@ -67,7 +73,7 @@ pub unsafe fn histogram(input: *const u32, len: usize, bins: *mut u32) {
 /// with a device-scope acquire and copies the data to `*result`.
 ///
 /// # Safety
-/// The pointers are valid; launch with at least two blocks.
+/// The pointers are valid, `flag` in global memory; launch with at least two blocks.
 pub unsafe fn message_passing(data: *mut u32, flag: *mut u32, result: *mut u32) {
     // SAFETY: the caller's contract.
     unsafe { message_passing_in::<Device>(data, flag, result) }
@@ -91,8 +97,8 @@ unsafe fn message_passing_in<S: scoped_atomics::Scope>(
     if thread_idx().x != 0 {
         return;
     }
-    // SAFETY: the caller's contract; the flag is only accessed atomically.
-    let flag = unsafe { AtomicRef::<u32, S>::from_ptr(flag) };
+    // SAFETY: the caller's contract (global memory); the flag is only accessed atomically.
+    let flag = unsafe { AtomicRef::<u32, S>::from_global_ptr(flag) };
     match block_idx().x {
         0 => {
             // SAFETY: only this thread writes `data`, before the release.
@@ -120,7 +126,7 @@ unsafe fn message_passing_in<S: scoped_atomics::Scope>(
 ///
 /// # Safety
 /// `input` is valid for `len` reads, `counts` for one `u32` per block, and `total` for an atomic
-/// `u32`.
+/// `u32` in global memory.
 pub unsafe fn count_above(
     input: *const u32,
     len: usize,
@@ -138,8 +144,9 @@ pub unsafe fn count_above(
     while i < len {
         // SAFETY: `i < len`.
         if unsafe { input.add(i).read() } > threshold {
-            // SAFETY: every access to the counter between the two barriers is atomic.
-            unsafe { AtomicRef::<u32, Block>::from_ptr(counter) }.add(1, Ordering::Relaxed);
+            // SAFETY: the block's shared counter; every access to it between the two barriers is
+            // atomic.
+            unsafe { AtomicRef::<u32, Block>::from_shared_ptr(counter) }.add(1, Ordering::Relaxed);
         }
         i += stride;
     }
@@ -150,7 +157,7 @@ pub unsafe fn count_above(
         // SAFETY: the caller's contract; only this thread writes this block's count.
         unsafe { plain::write(counts.add(block_idx().x as usize), count) };
         // SAFETY: the caller's contract; every access to `total` during the launch is atomic.
-        unsafe { AtomicRef::<u32, Device>::from_ptr(total) }.add(count, Ordering::Relaxed);
+        unsafe { AtomicRef::<u32, Device>::from_global_ptr(total) }.add(count, Ordering::Relaxed);
     }
 }
 

@@ -1,36 +1,53 @@
 //! [`Barrier<S, F>`]: `cuda::barrier<Scope, CompletionFunction>`, a reusable barrier of phases.
 //!
-//! # The state word
-//! One `Atomic<u64, S>` holds the whole state of the current phase:
+//! # The two words
+//! One `Atomic<u64, S>`, the *count word*, holds the counts of the current phase, and one
+//! `Atomic<u32, S>` holds its number, the *phase word*:
 //!
 //! ```text
-//!  63            32   31    30                     0
-//! +----------------+-------+------------------------+
-//! |     phase      | guard | arrivals still missing |
-//! +----------------+-------+------------------------+
+//!  count word:   63    62                 32   31   30                 0
+//!              +-------+--------------------+----+--------------------+
+//!              | guard | arrivals missing   | 0  | expected count     |
+//!              +-------+--------------------+----+--------------------+
+//!  phase word:  the phase (32 bits; 31 for a `Barrier<Block>`, whose bit 31 marks the hardware
+//!               barrier, see `mbarrier.rs`)
 //! ```
 //!
-//! * An arrival of `n` is one `fetch_sub(n, AcqRel)`. The guard bit is always 1 between phases
-//!   and `n` is at most [`Barrier::max`], so even an arrival of more than are missing borrows from
-//!   the guard bit, never from the phase: the excess is detected (the arriver panics) without
-//!   touching the phase that waiters watch.
+//! * An arrival of `n` is one `fetch_sub(n << 32, AcqRel)` of the count word; `arrive_and_drop`
+//!   is one `fetch_sub((1 << 32) + 1, AcqRel)`: it leaves the barrier (the expected count of the
+//!   phases to come) and arrives, in one atomic (as libcu++'s drop is one). The guard bit is
+//!   always 1 between phases and `n` is at most [`Barrier::max`], so even an arrival of more than
+//!   are missing only borrows from the guard bit (and out of the word), never from the expected
+//!   count: the excess is detected (the arriver panics) and the phase that waiters watch is
+//!   untouched.
+//! * Every check is off the fast path: one 64-bit compare of the result tells "more missing than
+//!   this arrival" (the fast path) from "the last arrival, or an excess" (the slow path, where a
+//!   second compare tells the two apart — on the device a predicated `trap`, no branch — and, on
+//!   the host, a drop past zero participants from an excess).
+//!   The expected count is always at least the missing count (a drop lowers both, an arrival the
+//!   missing one only), so a drop with no participant left has 0 missing: the slow path.
 //! * The arrival that takes the count to 0 is the last of its phase. It runs the completion, then
-//!   stores `(phase + 1, guard, expected)` with `Release` and wakes the waiters. Between its
-//!   arrival and that store, the count is 0: any further arrival in the phase is an excess.
-//! * A waiter holds an [`ArrivalToken`] with the phase it arrived in and waits, with `Acquire`
-//!   loads, until the phase in the word differs. A token of an older phase therefore returns at
-//!   once. The phase is 32 bits and wraps: a waiter that slept through exactly a multiple of 2³²
-//!   phases would not notice, which cannot happen while it is one of the expected arrivals.
-//! * The expected count of the next phase is a second `Atomic<u32, S>`: `arrive_and_drop`
-//!   decrements it before it arrives. The last arriver reads it after its `AcqRel` arrival, which
-//!   is ordered after every arrival of the phase (all arrivals are read-modify-writes of one
-//!   word, so they form a release sequence), so it sees every drop of the phase.
+//!   adds the expected count (from the word its arrival read: every drop of the phase was an
+//!   arrival before it) to the missing arrivals (`red.add` of the word shifted left by 32, as
+//!   libcu++'s reset), then starts the next phase in the phase word with `Release`, and wakes the
+//!   waiters. Between its arrival and that store, the count
+//!   is 0: any further arrival in the phase is an excess.
+//! * An arrival's token is the phase word, read (`Relaxed`) before the arrival: a thread arrives
+//!   for the next phase only after it saw the current one end (its wait read the new phase, or it
+//!   stored it as the last arriver), so by coherence it reads the phase its arrival counts in.
+//! * A waiter waits, with `Acquire` loads of the phase word, until the phase differs from its
+//!   token's. A token of an older phase therefore returns at once. The phase wraps: a waiter that
+//!   slept through exactly a multiple of 2³² (2³¹) phases would not notice, which cannot happen
+//!   while it is one of the expected arrivals.
 //!
 //! # Ordering
-//! Each arrival is a release; the last arriver's arrival acquires all of them (release sequence),
-//! and its store of the new phase is a release that each waiter's `Acquire` load reads. So every
-//! access before an `arrive` of phase *k* happens before the completion of phase *k*, which happens
-//! before every access after a `wait` for phase *k* returns — within scope `S`.
+//! Each arrival is a release; the last arriver's arrival acquires all of them (release sequence:
+//! all arrivals of a phase are read-modify-writes of the count word), and its store of the new
+//! phase is a release that each waiter's `Acquire` load reads. So every access before an `arrive`
+//! of phase *k* happens before the completion of phase *k*, which happens before every access
+//! after a `wait` for phase *k* returns — within scope `S`. The count word's reset is stored
+//! before the phase, so an arrival of the next phase (made after reading the new phase with
+//! `Acquire`) reads the reset count or a later one.
 
 mod arrive;
 mod in_place;
@@ -44,20 +61,41 @@ use core::cell::UnsafeCell;
 use core::fmt;
 use core::sync::atomic::Ordering::Relaxed;
 
-/// Bit 31: set between phases; an excess arrival clears it instead of borrowing from the phase.
-pub(super) const GUARD: u64 = 1 << 31;
-/// The low 32 bits: guard and count.
-pub(super) const LOW: u64 = u32::MAX as u64;
+/// Bit 31 of the high half of the count word: set between phases; an excess arrival clears it
+/// instead of borrowing from anything else.
+pub(super) const GUARD: u32 = 1 << 31;
+/// One arrival in the count word (the missing count is its high half).
+pub(super) const ONE: u64 = 1 << 32;
+/// What `arrive_and_drop` subtracts from the count word: one arrival and one participant.
+pub(super) const DROP: u64 = ONE + 1;
 /// The largest expected count: what fits under the guard bit.
 const MAX: u32 = (1 << 31) - 1;
-/// Set in `expected` when the state word is a hardware `mbarrier` object (see `mbarrier.rs`);
-/// never set elsewhere, since an expected count is at most [`MAX`].
+/// Set in the phase word of a `Barrier<Block>` when its count word is a hardware `mbarrier`
+/// object (see `mbarrier.rs`; the phase word then holds `MBARRIER | expected`); never set
+/// elsewhere, since the phase of a `Barrier<Block>` wraps at 2³¹ ([`phase_mask`]).
 pub(super) const MBARRIER: u32 = 1 << 31;
 
-/// The state word of a phase with `missing` arrivals to go.
+/// The count word of a phase with `missing` arrivals to go and `expected` for the next ones.
 #[inline(always)]
-pub(super) const fn word(phase: u32, missing: u32) -> u64 {
-    ((phase as u64) << 32) | GUARD | missing as u64
+pub(super) const fn word(expected: u32, missing: u32) -> u64 {
+    (((GUARD | missing) as u64) << 32) | expected as u64
+}
+
+/// The missing arrivals in count word `word` (0 after an excess cleared the guard).
+#[inline(always)]
+pub(super) const fn missing(word: u64) -> u32 {
+    ((word >> 32) as u32).saturating_sub(GUARD)
+}
+
+/// The bits of the phase word that count phases: all 32, except for a `Barrier<Block>`, whose
+/// bit 31 is the hardware barrier's mark ([`MBARRIER`]).
+#[inline(always)]
+pub(super) const fn phase_mask<S: Scope>() -> u32 {
+    if matches!(S::KIND, crate::ScopeKind::Block) {
+        !MBARRIER
+    } else {
+        u32::MAX
+    }
 }
 
 /// A reusable barrier for the threads of scope `S`: `cuda::barrier<S, F>`, with C++20
@@ -105,10 +143,12 @@ pub(super) const fn word(phase: u32, missing: u32) -> u64 {
 /// ```
 #[repr(C)]
 pub struct Barrier<S: Scope = System, F = NoCompletion> {
-    /// Phase, guard bit and missing arrivals; see the module documentation.
+    /// The count word: the expected count of the phases to come (`expected` less the
+    /// `arrive_and_drop`s so far), the guard bit and the missing arrivals; the `mbarrier` object
+    /// of a hardware barrier. See the module documentation.
     pub(super) state: Atomic<u64, S>,
-    /// The expected count of the phases to come: `expected` less the `arrive_and_drop`s so far.
-    expected: Atomic<u32, S>,
+    /// The phase word: the current phase (`MBARRIER | expected` for a hardware barrier).
+    pub(super) phase: Atomic<u32, S>,
     /// Run by the last arriver of each phase, before the next phase starts; [`NoCompletion`]
     /// (zero-sized, nothing called) unless made by [`Barrier::with_completion`].
     completion: UnsafeCell<F>,
@@ -121,7 +161,7 @@ pub struct Barrier<S: Scope = System, F = NoCompletion> {
 /// ```
 /// use scoped_atomics::{Barrier, Device, sync::NoCompletion};
 /// let barrier: Barrier<Device, NoCompletion> = Barrier::new(1);
-/// assert_eq!(size_of::<Barrier<Device>>(), 16); // the state word and the expected count
+/// assert_eq!(size_of::<Barrier<Device>>(), 16); // the count word and the phase word
 /// barrier.arrive_and_wait();
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -224,8 +264,8 @@ impl<S: Scope, F> Barrier<S, F> {
                     .panic()
             }
             Self {
-                state: Atomic::<u64, S>::new(word(0, expected)),
-                expected: Atomic::<u32, S>::new(expected),
+                state: Atomic::<u64, S>::new(word(expected, expected)),
+                phase: Atomic::<u32, S>::new(0),
                 completion: UnsafeCell::new(completion),
             }
         }
@@ -294,10 +334,26 @@ impl<S: Scope, F> Barrier<S, F> {
     }
 }
 
+/// Checks that a token of `phase` waited on in phase `now` is of the current or the preceding
+/// phase (a token whose arrival completed its phase is not checked): on the device a predicated
+/// `trap`, on the host a panic with the phases.
+#[inline(always)]
+#[track_caller]
+pub(super) fn check_token<S: Scope>(phase: u32, now: u32) {
+    let distance = now.wrapping_sub(phase) & phase_mask::<S>();
+    #[cfg(target_arch = "nvptx64")]
+    crate::sync::device_check::trap_if_above_const::<1>(distance);
+    #[cfg(not(target_arch = "nvptx64"))]
+    if distance > 1 {
+        stale_token(phase, now)
+    }
+}
+
 /// The misuse `wait` reports: a token `phase` waited on in phase `now`.
+#[cfg(not(target_arch = "nvptx64"))]
 #[cold]
 #[track_caller]
-pub(super) fn stale_token(phase: u32, now: u32) -> ! {
+fn stale_token(phase: u32, now: u32) -> ! {
     Message::new()
         .text("Barrier::wait: the token is of phase ")
         .num(phase as u64)
@@ -312,8 +368,8 @@ impl<S: Scope, F: BarrierCompletion> Barrier<S, F> {
     #[cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]
     #[inline(always)]
     pub(super) fn mbarrier(&self) -> Option<*const u64> {
-        let hardware = matches!(S::KIND, crate::ScopeKind::Block)
-            && self.expected.load(Relaxed) & MBARRIER != 0;
+        let hardware =
+            matches!(S::KIND, crate::ScopeKind::Block) && self.phase.load(Relaxed) & MBARRIER != 0;
         hardware.then(|| self.state.as_ptr().cast_const())
     }
 }
@@ -331,21 +387,21 @@ impl<S: Scope, F> fmt::Debug for Barrier<S, F> {
     /// assert_eq!(format!("{barrier:?}"), "Barrier { phase: 0, missing: 2, expected: 3 }");
     /// ```
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let expected = self.expected.load(Relaxed);
-        if expected & MBARRIER != 0 {
+        let phase = self.phase.load(Relaxed);
+        if matches!(S::KIND, crate::ScopeKind::Block) && phase & MBARRIER != 0 {
             // A hardware barrier: its state word is an `mbarrier` object, which only `mbarrier`
             // instructions may read. Its expected count at initialisation is all there is to show.
             return f
                 .debug_struct("Barrier")
                 .field("mbarrier", &true)
-                .field("expected", &(expected & !MBARRIER))
+                .field("expected", &(phase & !MBARRIER))
                 .finish_non_exhaustive();
         }
         let state = self.state.load(Relaxed);
         f.debug_struct("Barrier")
-            .field("phase", &((state >> 32) as u32))
-            .field("missing", &((state & LOW).saturating_sub(GUARD)))
-            .field("expected", &expected)
+            .field("phase", &phase)
+            .field("missing", &missing(state))
+            .field("expected", &(state as u32))
             .finish()
     }
 }
@@ -357,22 +413,53 @@ mod tests {
     use core::sync::atomic::Ordering::Relaxed;
     use std::format;
 
-    /// Issue 10, bug 3: `Debug` of a hardware barrier must not read the state word (an
-    /// `mbarrier` object, which only `mbarrier` instructions may access). Here the state word
-    /// holds phase 7 and the expected count is marked as a hardware barrier's: the phase must
-    /// not appear (it would, had `Debug` loaded the word).
+    /// Issue 10, bug 3: `Debug` of a hardware barrier must not read the count word (an
+    /// `mbarrier` object, which only `mbarrier` instructions may access). Here the count word
+    /// holds 3 missing arrivals and then the phase word is marked as a hardware barrier's: the
+    /// missing count must not appear (it would, had `Debug` loaded the word).
     #[test]
     fn debug_of_a_hardware_barrier_leaves_the_state_word_alone() {
         let barrier = Barrier::<Block>::new(3);
-        barrier.state.store(super::word(7, 3), Relaxed);
+        barrier.state.store(super::word(3, 3), Relaxed);
+        barrier.phase.store(7, Relaxed);
         assert_eq!(
             format!("{barrier:?}"),
             "Barrier { phase: 7, missing: 3, expected: 3 }"
         );
-        barrier.expected.store(3 | MBARRIER, Relaxed);
+        barrier.phase.store(3 | MBARRIER, Relaxed);
         assert_eq!(
             format!("{barrier:?}"),
             "Barrier { mbarrier: true, expected: 3, .. }"
+        );
+    }
+
+    /// Issue 24: `arrive_and_drop` is one atomic on the count word (a participant and an
+    /// arrival); the last arrival of the phase starts the next one with the participants left,
+    /// whichever of the phase's arrivals were drops and in whatever order.
+    #[test]
+    fn drops_and_arrivals_of_a_phase_set_the_next_phases_count() {
+        let barrier = Barrier::<crate::Device>::new(3);
+        barrier.arrive_and_drop();
+        assert_eq!(
+            format!("{barrier:?}"),
+            "Barrier { phase: 0, missing: 2, expected: 2 }"
+        );
+        let _ = barrier.arrive();
+        barrier.arrive_and_drop(); // the last arrival of phase 0 is a drop
+        assert_eq!(
+            format!("{barrier:?}"),
+            "Barrier { phase: 1, missing: 1, expected: 1 }"
+        );
+        let token = barrier.arrive(); // completes phase 1 alone
+        assert!(token.completed);
+        assert_eq!(
+            format!("{barrier:?}"),
+            "Barrier { phase: 2, missing: 1, expected: 1 }"
+        );
+        barrier.arrive_and_drop(); // nobody left: the next phase expects none
+        assert_eq!(
+            format!("{barrier:?}"),
+            "Barrier { phase: 3, missing: 0, expected: 0 }"
         );
     }
 }

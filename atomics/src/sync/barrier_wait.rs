@@ -15,7 +15,7 @@
 //!   sees its phase as not ended (an even phase ended twice later looks like the current even one).
 //!
 //! # Paths
-//! * Generic barrier: an `Acquire` load of the state word, comparing its phase with the token's
+//! * Generic barrier: an `Acquire` load of the phase word, comparing the phase with the token's
 //!   phase or the parity; the timed forms poll it with the back-off and clock of every timed wait
 //!   ([`crate::sync`]).
 //! * Hardware barrier (`init_in_place` in block-shared memory, sm_80+): `mbarrier.test_wait`
@@ -30,7 +30,7 @@
 //! libcu++ gives none, and the hardware token is the `mbarrier` state, whose encoding is
 //! unspecified by the PTX ISA: the parity of a token's phase cannot be read from it portably.
 
-use super::barrier::stale_token;
+use super::barrier::check_token;
 #[cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]
 use super::mbarrier::{self, Phase};
 use super::wait::{Deadline as Timer, key, wait_until};
@@ -51,7 +51,7 @@ impl<S: Scope, F: BarrierCompletion> Barrier<S, F> {
     /// The current phase of a generic barrier (an `Acquire` load).
     #[inline(always)]
     fn current_phase(&self) -> u32 {
-        (self.state.load(Acquire) >> 32) as u32
+        self.phase.load(Acquire)
     }
 
     /// Whether the phase of `token` has ended, without waiting (libcu++'s `try_wait`); `true`
@@ -91,9 +91,7 @@ impl<S: Scope, F: BarrierCompletion> Barrier<S, F> {
         }
         let phase = token.token as u32;
         let now = self.current_phase();
-        if now.wrapping_sub(phase) > 1 {
-            stale_token(phase, now)
-        }
+        check_token::<S>(phase, now);
         now != phase
     }
 
@@ -132,12 +130,12 @@ impl<S: Scope, F: BarrierCompletion> Barrier<S, F> {
         }
         let phase = token.token as u32;
         let mut now = phase;
-        let ended = Timer::after(timeout).wait_until(key(&self.state), || {
+        let ended = Timer::after(timeout).wait_until(key(&self.phase), || {
             now = self.current_phase();
             now != phase
         });
-        if ended && now.wrapping_sub(phase) > 1 {
-            stale_token(phase, now)
+        if ended {
+            check_token::<S>(phase, now);
         }
         ended
     }
@@ -239,7 +237,7 @@ impl<S: Scope, F: BarrierCompletion> Barrier<S, F> {
             // SAFETY: as in `try_wait_parity`.
             return unsafe { mbarrier::wait(object, Phase::Parity(parity)) };
         }
-        wait_until(key(&self.state), || self.parity_ended(parity));
+        wait_until(key(&self.phase), || self.parity_ended(parity));
     }
 
     /// Waits at most about `timeout` for the current or preceding phase of parity `parity` to
@@ -268,7 +266,7 @@ impl<S: Scope, F: BarrierCompletion> Barrier<S, F> {
             // SAFETY: as in `try_wait_parity`.
             return unsafe { mbarrier::wait_for(object, Phase::Parity(parity), timeout) };
         }
-        Timer::after(timeout).wait_until(key(&self.state), || self.parity_ended(parity))
+        Timer::after(timeout).wait_until(key(&self.phase), || self.parity_ended(parity))
     }
 
     /// Waits until `deadline` at the latest for the current or preceding phase of parity

@@ -2,7 +2,7 @@
 //!
 //! A `Barrier<Block>` initialised with [`Barrier::init_in_place`](super::Barrier::init_in_place)
 //! in block-shared memory on sm_80+ keeps an `mbarrier` object in its state word (8 bytes,
-//! 8-aligned) and marks its expected count with `MBARRIER` (bit 31). Its operations are then one
+//! 8-aligned) and `MBARRIER | expected` (bit 31) in its phase word. Its operations are then one
 //! instruction each: `mbarrier.arrive` (release at CTA scope), `mbarrier.test_wait` /
 //! `mbarrier.try_wait` (acquire at CTA scope), `mbarrier.arrive_drop`; the token is the
 //! `mbarrier` state of the arrival, and `Barrier::invalidate_in_place` is `mbarrier.inval`. An
@@ -25,6 +25,66 @@
 #![cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]
 
 use core::arch::asm;
+
+/// Where an `mbarrier` object is named: a generic address (`*const u64`, the `Barrier<Block>` of
+/// `init_in_place`, found in shared memory at run time) or a shared-space address ([`Shared`],
+/// the `SharedBarrier`, whose type says where it is: the `.shared` forms of the instructions,
+/// as libcu++'s block barrier in `__shared__` memory).
+pub(super) trait Object: Copy {
+    /// Whether this is a shared-space address (the `.shared` forms).
+    const SHARED: bool;
+    /// The generic address (for `SHARED = false`).
+    fn generic(self) -> *const u64;
+    /// The shared-space address (for `SHARED = true`), in a 64-bit register as nvcc's: no
+    /// conversion from the shared window's distance.
+    fn shared(self) -> u64;
+}
+
+impl Object for *const u64 {
+    const SHARED: bool = false;
+    #[inline(always)]
+    fn generic(self) -> *const u64 {
+        self
+    }
+    #[inline(always)]
+    fn shared(self) -> u64 {
+        0
+    }
+}
+
+/// The shared-space address of an `mbarrier` object.
+#[derive(Clone, Copy)]
+pub(super) struct Shared(pub(super) u64);
+
+impl Object for Shared {
+    const SHARED: bool = true;
+    #[inline(always)]
+    fn generic(self) -> *const u64 {
+        core::ptr::null()
+    }
+    #[inline(always)]
+    fn shared(self) -> u64 {
+        self.0
+    }
+}
+
+/// One `mbarrier` instruction on `object`: `$pre` + (`.shared` for a [`Shared`] object) +
+/// `.b64` + `$post`, with the object as operand `{o}` (a generic or a shared-space address).
+macro_rules! mbar {
+    ($object:expr, $pre:literal, $post:literal, $($args:tt)*) => {
+        if shared_form($object) {
+            asm!(concat!($pre, ".shared.b64", $post), o = in(reg64) $object.shared(), $($args)*)
+        } else {
+            asm!(concat!($pre, ".b64", $post), o = in(reg64) $object.generic(), $($args)*)
+        }
+    };
+}
+
+/// Whether `object` takes the `.shared` forms (a constant for each type).
+#[inline(always)]
+const fn shared_form<O: Object>(_: O) -> bool {
+    O::SHARED
+}
 
 /// The largest expected count an `mbarrier` takes (2²⁰ − 1).
 pub(super) const MAX: u32 = (1 << 20) - 1;
@@ -51,11 +111,9 @@ pub(super) fn is_shared<T>(p: *const T) -> bool {
 /// `object` is 8-aligned block-shared memory that no other thread accesses until a block-wide
 /// barrier (`sync_threads`) after this call.
 #[inline(always)]
-pub(super) unsafe fn init(object: *mut u64, count: u32) {
+pub(super) unsafe fn init<O: Object>(object: O, count: u32) {
     // SAFETY: the caller's contract.
-    unsafe {
-        asm!("mbarrier.init.b64 [{o}], {c};", o = in(reg64) object, c = in(reg32) count, options(nostack))
-    }
+    unsafe { mbar!(object, "mbarrier.init", " [{o}], {c};", c = in(reg32) count, options(nostack)) }
 }
 
 /// `mbarrier.arrive` (release at CTA scope): one arrival; returns the state token of the phase.
@@ -64,11 +122,11 @@ pub(super) unsafe fn init(object: *mut u64, count: u32) {
 /// `object` is an initialised `mbarrier` in block-shared memory.
 #[cfg_attr(target_feature = "sm_90", allow(dead_code))] // sm_90 arrives with a count
 #[inline(always)]
-pub(super) unsafe fn arrive(object: *const u64) -> u64 {
+pub(super) unsafe fn arrive<O: Object>(object: O) -> u64 {
     let token: u64;
     // SAFETY: the caller's contract.
     unsafe {
-        asm!("mbarrier.arrive.b64 {t}, [{o}];", t = out(reg64) token, o = in(reg64) object, options(nostack))
+        mbar!(object, "mbarrier.arrive", " {t}, [{o}];", t = out(reg64) token, options(nostack))
     };
     token
 }
@@ -88,15 +146,17 @@ pub(super) unsafe fn arrive(object: *const u64) -> u64 {
 /// # Safety
 /// As for [`arrive`], and `1 <= n <= MAX` (the hardware's range of an arrival count).
 #[inline(always)]
-pub(super) unsafe fn arrive_n(object: *const u64, n: u32) -> u64 {
+pub(super) unsafe fn arrive_n<O: Object>(object: O, n: u32) -> u64 {
     #[cfg(target_feature = "sm_90")]
     {
         let token: u64;
         // SAFETY: the caller's contract.
         unsafe {
-            asm!(
-                "mbarrier.arrive.b64 {t}, [{o}], {n};",
-                t = out(reg64) token, o = in(reg64) object, n = in(reg32) n, options(nostack)
+            mbar!(
+                object,
+                "mbarrier.arrive",
+                " {t}, [{o}], {n};",
+                t = out(reg64) token, n = in(reg32) n, options(nostack)
             )
         };
         token
@@ -112,10 +172,11 @@ pub(super) unsafe fn arrive_n(object: *const u64, n: u32) -> u64 {
             // SAFETY: the caller's contract; `1 <= n - 1 < MAX`, and fewer than the arrivals
             // still missing in the phase (the caller's side of an arrival count).
             unsafe {
-                asm!(
-                    "mbarrier.arrive.noComplete.b64 {t}, [{o}], {n};",
-                    t = out(reg64) _state, o = in(reg64) object, n = in(reg32) n - 1,
-                    options(nostack)
+                mbar!(
+                    object,
+                    "mbarrier.arrive.noComplete",
+                    " {t}, [{o}], {n};",
+                    t = out(reg64) _state, n = in(reg32) n - 1, options(nostack)
                 )
             };
         }
@@ -131,9 +192,9 @@ pub(super) unsafe fn arrive_n(object: *const u64, n: u32) -> u64 {
 /// `object` is an initialised `mbarrier` in block-shared memory that no thread uses any more
 /// (its last uses are ordered before this call, e.g. by `sync_threads`).
 #[inline(always)]
-pub(super) unsafe fn inval(object: *mut u64) {
+pub(super) unsafe fn inval<O: Object>(object: O) {
     // SAFETY: the caller's contract.
-    unsafe { asm!("mbarrier.inval.b64 [{o}];", o = in(reg64) object, options(nostack)) }
+    unsafe { mbar!(object, "mbarrier.inval", " [{o}];", options(nostack)) }
 }
 
 /// `mbarrier.arrive_drop`: an arrival that also lowers the expected count of later phases.
@@ -141,11 +202,11 @@ pub(super) unsafe fn inval(object: *mut u64) {
 /// # Safety
 /// As for [`arrive`].
 #[inline(always)]
-pub(super) unsafe fn arrive_drop(object: *const u64) -> u64 {
+pub(super) unsafe fn arrive_drop<O: Object>(object: O) -> u64 {
     let token: u64;
     // SAFETY: the caller's contract.
     unsafe {
-        asm!("mbarrier.arrive_drop.b64 {t}, [{o}];", t = out(reg64) token, o = in(reg64) object, options(nostack))
+        mbar!(object, "mbarrier.arrive_drop", " {t}, [{o}];", t = out(reg64) token, options(nostack))
     };
     token
 }
@@ -155,16 +216,15 @@ pub(super) unsafe fn arrive_drop(object: *const u64) -> u64 {
 /// # Safety
 /// As for [`arrive`].
 #[inline(always)]
-pub(super) unsafe fn test_wait(object: *const u64, token: u64) -> bool {
+pub(super) unsafe fn test_wait<O: Object>(object: O, token: u64) -> bool {
     let done: u32;
     // SAFETY: the caller's contract.
     unsafe {
-        asm!(
-            "{{ .reg .pred %d; mbarrier.test_wait.b64 %d, [{o}], {t}; selp.u32 {r}, 1, 0, %d; }}",
-            o = in(reg64) object,
-            t = in(reg64) token,
-            r = out(reg32) done,
-            options(nostack),
+        mbar!(
+            object,
+            "{{ .reg .pred %d; mbarrier.test_wait",
+            " %d, [{o}], {t}; selp.u32 {r}, 1, 0, %d; }}",
+            t = in(reg64) token, r = out(reg32) done, options(nostack)
         )
     };
     done != 0
@@ -178,16 +238,15 @@ pub(super) unsafe fn test_wait(object: *const u64, token: u64) -> bool {
 /// As for [`arrive`].
 #[cfg(ptx_isa_at_least = "71")]
 #[inline(always)]
-pub(super) unsafe fn test_wait_parity(object: *const u64, odd: bool) -> bool {
+pub(super) unsafe fn test_wait_parity<O: Object>(object: O, odd: bool) -> bool {
     let done: u32;
     // SAFETY: the caller's contract.
     unsafe {
-        asm!(
-            "{{ .reg .pred %d; mbarrier.test_wait.parity.b64 %d, [{o}], {p}; selp.u32 {r}, 1, 0, %d; }}",
-            o = in(reg64) object,
-            p = in(reg32) u32::from(odd),
-            r = out(reg32) done,
-            options(nostack),
+        mbar!(
+            object,
+            "{{ .reg .pred %d; mbarrier.test_wait.parity",
+            " %d, [{o}], {p}; selp.u32 {r}, 1, 0, %d; }}",
+            p = in(reg32) u32::from(odd), r = out(reg32) done, options(nostack)
         )
     };
     done != 0
@@ -210,7 +269,7 @@ pub(super) enum Phase {
 /// # Safety
 /// As for [`arrive`], and a token of `phase` is of the current or the preceding phase.
 #[inline(always)]
-pub(super) unsafe fn test(object: *const u64, phase: Phase) -> bool {
+pub(super) unsafe fn test<O: Object>(object: O, phase: Phase) -> bool {
     // SAFETY: the caller's contract.
     unsafe {
         match phase {
@@ -229,29 +288,35 @@ pub(super) unsafe fn test(object: *const u64, phase: Phase) -> bool {
 /// As for [`test`].
 #[cfg(target_feature = "sm_90")]
 #[inline(always)]
-pub(super) unsafe fn try_wait(object: *const u64, phase: Phase, hint_ns: Option<u32>) -> bool {
+pub(super) unsafe fn try_wait<O: Object>(object: O, phase: Phase, hint_ns: Option<u32>) -> bool {
     let done: u32;
     // SAFETY: the caller's contract.
     unsafe {
         match (phase, hint_ns) {
-            (Phase::Token(token), None) => asm!(
-                "{{ .reg .pred %d; mbarrier.try_wait.b64 %d, [{o}], {t}; selp.u32 {r}, 1, 0, %d; }}",
-                o = in(reg64) object, t = in(reg64) token, r = out(reg32) done, options(nostack),
+            (Phase::Token(token), None) => mbar!(
+                object,
+                "{{ .reg .pred %d; mbarrier.try_wait",
+                " %d, [{o}], {t}; selp.u32 {r}, 1, 0, %d; }}",
+                t = in(reg64) token, r = out(reg32) done, options(nostack)
             ),
-            (Phase::Token(token), Some(hint)) => asm!(
-                "{{ .reg .pred %d; mbarrier.try_wait.b64 %d, [{o}], {t}, {h}; selp.u32 {r}, 1, 0, %d; }}",
-                o = in(reg64) object, t = in(reg64) token, h = in(reg32) hint, r = out(reg32) done,
-                options(nostack),
+            (Phase::Token(token), Some(hint)) => mbar!(
+                object,
+                "{{ .reg .pred %d; mbarrier.try_wait",
+                " %d, [{o}], {t}, {h}; selp.u32 {r}, 1, 0, %d; }}",
+                t = in(reg64) token, h = in(reg32) hint, r = out(reg32) done, options(nostack)
             ),
-            (Phase::Parity(odd), None) => asm!(
-                "{{ .reg .pred %d; mbarrier.try_wait.parity.b64 %d, [{o}], {p}; selp.u32 {r}, 1, 0, %d; }}",
-                o = in(reg64) object, p = in(reg32) u32::from(odd), r = out(reg32) done,
-                options(nostack),
+            (Phase::Parity(odd), None) => mbar!(
+                object,
+                "{{ .reg .pred %d; mbarrier.try_wait.parity",
+                " %d, [{o}], {p}; selp.u32 {r}, 1, 0, %d; }}",
+                p = in(reg32) u32::from(odd), r = out(reg32) done, options(nostack)
             ),
-            (Phase::Parity(odd), Some(hint)) => asm!(
-                "{{ .reg .pred %d; mbarrier.try_wait.parity.b64 %d, [{o}], {p}, {h}; selp.u32 {r}, 1, 0, %d; }}",
-                o = in(reg64) object, p = in(reg32) u32::from(odd), h = in(reg32) hint,
-                r = out(reg32) done, options(nostack),
+            (Phase::Parity(odd), Some(hint)) => mbar!(
+                object,
+                "{{ .reg .pred %d; mbarrier.try_wait.parity",
+                " %d, [{o}], {p}, {h}; selp.u32 {r}, 1, 0, %d; }}",
+                p = in(reg32) u32::from(odd), h = in(reg32) hint, r = out(reg32) done,
+                options(nostack)
             ),
         }
     };
@@ -264,7 +329,7 @@ pub(super) unsafe fn try_wait(object: *const u64, phase: Phase, hint_ns: Option<
 /// # Safety
 /// As for [`test`].
 #[inline(always)]
-pub(super) unsafe fn try_once(object: *const u64, phase: Phase) -> bool {
+pub(super) unsafe fn try_once<O: Object>(object: O, phase: Phase) -> bool {
     // SAFETY: the caller's contract.
     unsafe {
         #[cfg(target_feature = "sm_90")]
@@ -282,7 +347,7 @@ pub(super) unsafe fn try_once(object: *const u64, phase: Phase) -> bool {
 /// # Safety
 /// As for [`test`].
 #[inline(always)]
-pub(super) unsafe fn wait(object: *const u64, phase: Phase) {
+pub(super) unsafe fn wait<O: Object>(object: O, phase: Phase) {
     #[cfg(target_feature = "sm_90")]
     {
         // SAFETY: the caller's contract.
@@ -291,7 +356,7 @@ pub(super) unsafe fn wait(object: *const u64, phase: Phase) {
     #[cfg(not(target_feature = "sm_90"))]
     {
         // SAFETY: the caller's contract.
-        super::wait::wait_until(object as usize, || unsafe { test(object, phase) });
+        super::wait::wait_until(0, || unsafe { test(object, phase) });
     }
 }
 
@@ -303,8 +368,8 @@ pub(super) unsafe fn wait(object: *const u64, phase: Phase) {
 /// # Safety
 /// As for [`test`].
 #[inline(always)]
-pub(super) unsafe fn wait_for(
-    object: *const u64,
+pub(super) unsafe fn wait_for<O: Object>(
+    object: O,
     phase: Phase,
     timeout: core::time::Duration,
 ) -> bool {
@@ -333,7 +398,7 @@ pub(super) unsafe fn wait_for(
     }
     #[cfg(not(target_feature = "sm_90"))]
     {
-        let key = object as usize;
+        let key = 0; // the device back end has no parking table: no key
         // SAFETY: the caller's contract.
         super::wait::Deadline::after(timeout).wait_until(key, || unsafe { test(object, phase) })
     }

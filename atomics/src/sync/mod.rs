@@ -157,6 +157,56 @@ pub(crate) mod wait;
 
 pub use barrier::{ArrivalToken, Barrier, BarrierCompletion, NoCompletion, SharedBarrier};
 
+/// Misuse checks of the primitives on the device: one `setp` and a predicated `trap` each, with no
+/// branch and no block of their own (the host reports the same misuse with a panic that gives
+/// the numbers). Not `nomem`: a check stays ordered with the memory accesses around it.
+#[cfg(target_arch = "nvptx64")]
+pub(crate) mod device_check {
+    use core::arch::asm;
+
+    /// Traps if `value < bound` (unsigned).
+    #[inline(always)]
+    pub(crate) fn trap_if_below(value: u64, bound: u64) {
+        // SAFETY: `trap` aborts the kernel; nothing else is done.
+        unsafe {
+            asm!(
+                "{{ .reg .pred %t; setp.lt.u64 %t, {v}, {b}; @%t trap; }}",
+                v = in(reg64) value,
+                b = in(reg64) bound,
+                options(nostack, preserves_flags),
+            )
+        }
+    }
+
+    /// Traps if `value < bound` for the constant `bound` (an immediate operand, no register).
+    #[inline(always)]
+    pub(crate) fn trap_if_below_const<const BOUND: u64>(value: u64) {
+        // SAFETY: as in `trap_if_below`.
+        unsafe {
+            asm!(
+                "{{ .reg .pred %t; setp.lt.u64 %t, {v}, {b}; @%t trap; }}",
+                v = in(reg64) value,
+                b = const BOUND,
+                options(nostack, preserves_flags),
+            )
+        }
+    }
+
+    /// Traps if `value > bound` for the constant `bound` (32 bits).
+    #[inline(always)]
+    pub(crate) fn trap_if_above_const<const BOUND: u32>(value: u32) {
+        // SAFETY: as in `trap_if_below`.
+        unsafe {
+            asm!(
+                "{{ .reg .pred %t; setp.gt.u32 %t, {v}, {b}; @%t trap; }}",
+                v = in(reg32) value,
+                b = const BOUND,
+                options(nostack, preserves_flags),
+            )
+        }
+    }
+}
+
 /// In debug device builds, traps if the primitive at `p` is in local memory (a kernel's stack),
 /// where `atom` and `mbarrier` are undefined; one `isspacep.local` and a branch. Nothing in
 /// release builds or on the host.

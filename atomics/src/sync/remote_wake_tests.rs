@@ -74,16 +74,18 @@ fn barrier_wait_sees_the_last_arrival_without_notify() {
         "Barrier<System>::arrive_and_wait",
         || barrier.arrive_and_wait(),
         || {
-            // A device `arrive()`: the arrival, and, as the last one, the next phase's store.
-            // SAFETY: the barrier's state word, accessed only atomically.
+            // A device `arrive()`: the arrival, and, as the last one, the next phase's stores.
+            // SAFETY: the barrier's count and phase words, accessed only atomically.
             let state = unsafe { AtomicU64::from_ptr(barrier.state.as_ptr()) };
-            let old = state.fetch_sub(1, Ordering::AcqRel);
+            let phase = unsafe { AtomicU32::from_ptr(barrier.phase.as_ptr()) };
+            let old = state.fetch_sub(super::barrier::ONE, Ordering::AcqRel);
             assert_eq!(
-                old & super::barrier::LOW,
+                (old >> 32) as u32,
                 super::barrier::GUARD + 1,
                 "not the last arrival"
             );
-            state.store(super::barrier::word(1, 2), Ordering::Release);
+            state.store(super::barrier::word(2, 2), Ordering::Relaxed);
+            phase.store(1, Ordering::Release);
         },
     );
 }

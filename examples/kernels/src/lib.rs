@@ -19,14 +19,19 @@ pub const BINS: usize = 8;
 /// Histogram of `len` values (each modulo [`BINS`]) into `bins`: block-scope counters in shared
 /// memory, added into the device-scope counters once per block.
 ///
+/// The shared counters are reached with `from_shared_ptr` and the global ones with
+/// `from_global_ptr`: on the device, the `.shared` and `.global` forms of the atomics.
+///
 /// # Safety
-/// `input` is valid for `len` reads and `bins` for [`BINS`] atomic `u32`s.
+/// `input` is valid for `len` reads and `bins` for [`BINS`] atomic `u32`s in global memory.
 pub unsafe fn histogram(input: *const u32, len: usize, bins: *mut u32) {
     let local = block_shared!(LOCAL: [u32; BINS]).cast::<u32>();
     let mine = (thread_idx().x as usize..BINS).step_by(block_dim().x as usize);
     for bin in mine.clone() {
-        // SAFETY: `bin < BINS`; until the barrier only this thread touches it.
-        unsafe { AtomicRef::<u32, Block>::from_ptr(local.add(bin)) }.store(0, Ordering::Relaxed);
+        // SAFETY: `bin < BINS` of the block's shared array; until the barrier only this thread
+        // touches it.
+        unsafe { AtomicRef::<u32, Block>::from_shared_ptr(local.add(bin)) }
+            .store(0, Ordering::Relaxed);
     }
     sync_threads();
     let stride = (grid_dim().x * block_dim().x) as usize;
@@ -34,16 +39,19 @@ pub unsafe fn histogram(input: *const u32, len: usize, bins: *mut u32) {
     while i < len {
         // SAFETY: `i < len`, and `bin < BINS`; every access to a bin is atomic.
         let bin = unsafe { input.add(i).read() } as usize % BINS;
-        unsafe { AtomicRef::<u32, Block>::from_ptr(local.add(bin)) }.add(1, Ordering::Relaxed);
+        unsafe { AtomicRef::<u32, Block>::from_shared_ptr(local.add(bin)) }
+            .add(1, Ordering::Relaxed);
         i += stride;
     }
     sync_threads();
     for bin in mine {
         // SAFETY: `bin < BINS`; the barrier ordered the block's increments before this load.
-        let count =
-            unsafe { AtomicRef::<u32, Block>::from_ptr(local.add(bin)) }.load(Ordering::Relaxed);
-        // SAFETY: the caller's contract on `bins`; other blocks add too: device scope.
-        unsafe { AtomicRef::<u32, Device>::from_ptr(bins.add(bin)) }.add(count, Ordering::Relaxed);
+        let count = unsafe { AtomicRef::<u32, Block>::from_shared_ptr(local.add(bin)) }
+            .load(Ordering::Relaxed);
+        // SAFETY: the caller's contract on `bins` (global memory); other blocks add too: device
+        // scope.
+        unsafe { AtomicRef::<u32, Device>::from_global_ptr(bins.add(bin)) }
+            .add(count, Ordering::Relaxed);
     }
 }
 
@@ -84,7 +92,7 @@ pub unsafe fn message_passing<S: Scope>(data: *mut u32, flag: *mut u32, result: 
 pub unsafe fn block_sum<S: Scope>(input: *const u32, total: *mut u32) {
     let partial = block_shared!(PARTIAL: [u32; 1]).cast::<u32>();
     // SAFETY: the block's shared word; every access is atomic.
-    let partial = unsafe { AtomicRef::<u32, Block>::from_ptr(partial) };
+    let partial = unsafe { AtomicRef::<u32, Block>::from_shared_ptr(partial) };
     if thread_idx().x == 0 {
         partial.store(0, Ordering::Relaxed);
     }

@@ -1,7 +1,9 @@
 //! Arriving at a [`Barrier`] and the blocking wait: `arrive`, `arrive_n`, `wait`,
 //! `arrive_and_wait`, `arrive_and_drop`, and the last arriver's completion of the phase.
 
-use super::{ArrivalToken, Barrier, BarrierCompletion, GUARD, LOW, MAX, stale_token, word};
+use super::{
+    ArrivalToken, Barrier, BarrierCompletion, DROP, GUARD, MAX, ONE, check_token, phase_mask,
+};
 use crate::Scope;
 #[cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]
 use crate::sync::mbarrier;
@@ -112,45 +114,108 @@ impl<S: Scope, F: BarrierCompletion> Barrier<S, F> {
                 completed: false,
             };
         }
-        let old = self.state.fetch_sub(n as u64, AcqRel);
-        let low = old & LOW;
-        let phase = (old >> 32) as u32;
-        if low < GUARD + n as u64 {
-            let missing = low.saturating_sub(GUARD);
-            Message::new()
-                .text("Barrier: more arrivals in a phase than expected: ")
-                .num(n as u64)
-                .text(if n == 1 { " arrival" } else { " arrivals" })
-                .text(" with ")
-                .num(missing)
-                .text(" missing in phase ")
-                .num(phase as u64)
-                .text(" (expected count ")
-                .num(self.expected.load(Relaxed) as u64)
-                .text(")")
-                .panic()
-        }
-        let completed = low == GUARD + n as u64;
-        if completed {
-            self.complete_phase(phase);
+        self.arrive_generic::<true>(n, n as u64 * ONE)
+    }
+
+    /// The arrival of `n` (`delta = n << 32`) or a drop (`n = 1`, `delta = DROP`) at the
+    /// generic barrier: one `fetch_sub` of the count word and, on the fast path, one compare.
+    /// With `TOKEN`, the token's phase is read before the arrival (see the module
+    /// documentation); without it (a drop), only the last arriver reads the phase.
+    #[inline(always)]
+    #[track_caller]
+    fn arrive_generic<const TOKEN: bool>(&self, n: u32, delta: u64) -> ArrivalToken {
+        let token_phase = if TOKEN { self.phase.load(Relaxed) } else { 0 };
+        let old = self.state.fetch_sub(delta, AcqRel);
+        // The high half of `old` is guard + missing before the arrival: the arrival is the last
+        // of its phase if it is exactly `GUARD + n`, an excess if below.
+        let last = ((GUARD + n) as u64) << 32;
+        if old <= last | u32::MAX as u64 {
+            // An immediate bound where `n` is known to be 1 (`arrive`, `arrive_and_drop`).
+            #[cfg(target_arch = "nvptx64")]
+            if core::intrinsics::is_val_statically_known(n) && n == 1 {
+                crate::sync::device_check::trap_if_below_const::<{ ((GUARD + 1) as u64) << 32 }>(
+                    old,
+                );
+            } else {
+                crate::sync::device_check::trap_if_below(old, last);
+            }
+            #[cfg(not(target_arch = "nvptx64"))]
+            if old < last {
+                self.excess(old, n, !TOKEN, token_phase)
+            }
+            self.complete_phase(TOKEN.then_some(token_phase), old - delta);
+            return ArrivalToken {
+                token: token_phase as u64,
+                completed: true,
+            };
         }
         ArrivalToken {
-            token: phase as u64,
-            completed,
+            token: token_phase as u64,
+            completed: false,
         }
     }
 
-    /// Runs the completion and starts phase `phase + 1`; called by the last arriver of `phase`.
+    /// The misuse of an arrival of `n` whose `fetch_sub` returned `old`, on the host: more
+    /// arrivals than are missing in the phase, or (`drop`) a drop with no participant left. A
+    /// panic with the numbers (a drop is undone first, as if it had not happened).
+    #[cfg(not(target_arch = "nvptx64"))]
+    #[cold]
+    #[track_caller]
+    fn excess(&self, old: u64, n: u32, drop: bool, phase: u32) -> ! {
+        let expected = old as u32;
+        if drop {
+            self.state.fetch_add(DROP, Relaxed);
+            if expected == 0 {
+                Message::new()
+                    .text("Barrier::arrive_and_drop: more drops than participants: the expected count is already 0")
+                    .panic()
+            }
+        }
+        let phase = if drop {
+            self.phase.load(Relaxed)
+        } else {
+            phase
+        };
+        Message::new()
+            .text("Barrier: more arrivals in a phase than expected: ")
+            .num(n as u64)
+            .text(if n == 1 { " arrival" } else { " arrivals" })
+            .text(" with ")
+            .num(super::missing(old) as u64)
+            .text(" missing in phase ")
+            .num((phase & phase_mask::<S>()) as u64)
+            .text(" (expected count ")
+            .num(expected as u64)
+            .text(")")
+            .panic()
+    }
+
+    /// Runs the completion and starts the next phase; called by the last arriver of the phase,
+    /// with its number if it has read it (`phase`), and `after`, the count word its arrival left
+    /// (the guard, 0 missing, the expected count of the next phase).
     #[inline]
-    fn complete_phase(&self, phase: u32) {
-        // SAFETY: this thread's arrival took the count of `phase` to 0, so no other thread is in
-        // `complete_phase` for `phase`, and the one of `phase - 1` happened before (see the `Sync`
-        // impl). No reference to the completion outlives this call.
+    fn complete_phase(&self, phase: Option<u32>, after: u64) {
+        // SAFETY: this thread's arrival took the count of the phase to 0, so no other thread is
+        // in `complete_phase` for it, and the one of the phase before happened before (see the
+        // `Sync` impl). No reference to the completion outlives this call.
         unsafe { (*self.completion.get()).complete() };
-        let expected = self.expected.load(Relaxed);
-        self.state
-            .store(word(phase.wrapping_add(1), expected), Release);
-        wake_all(key(&self.state));
+        // `expected` missing: the expected count (the low half) copied into the high half. Stored
+        // before the phase, whose release a next-phase arrival acquires before it arrives.
+        self.state.store(after + (after << 32), Relaxed);
+        match phase {
+            Some(phase) => self
+                .phase
+                .store(phase.wrapping_add(1) & phase_mask::<S>(), Release),
+            // Without the phase at hand (a drop), one reduction; a `Barrier<Block>`'s phase wraps
+            // below its hardware mark, so it is read and stored.
+            None if phase_mask::<S>() == u32::MAX => self.phase.add(1, Release),
+            None => {
+                let phase = self.phase.load(Relaxed);
+                self.phase
+                    .store(phase.wrapping_add(1) & phase_mask::<S>(), Release)
+            }
+        }
+        wake_all(key(&self.phase));
     }
 
     /// Waits until the phase of `token` has ended; returns at once if it already has. Everything
@@ -200,13 +265,11 @@ impl<S: Scope, F: BarrierCompletion> Barrier<S, F> {
         }
         let phase = token.token as u32;
         let mut now = phase;
-        wait_until(key(&self.state), || {
-            now = (self.state.load(Acquire) >> 32) as u32;
+        wait_until(key(&self.phase), || {
+            now = self.phase.load(Acquire);
             now != phase
         });
-        if now.wrapping_sub(phase) > 1 {
-            stale_token(phase, now)
-        }
+        check_token::<S>(phase, now);
     }
 
     /// Arrives and waits for the end of the phase: `wait(arrive())`.
@@ -252,15 +315,8 @@ impl<S: Scope, F: BarrierCompletion> Barrier<S, F> {
             let _ = unsafe { mbarrier::arrive_drop(object) };
             return;
         }
-        // One `fetch_sub` (libcu++'s drop is one too); a drop below zero is detected from its
-        // result, off the fast path, and undone before the panic.
-        if self.expected.fetch_sub(1, Relaxed) == 0 {
-            self.expected.fetch_add(1, Relaxed);
-            Message::new()
-                .text("Barrier::arrive_and_drop: more drops than participants: the expected count is already 0")
-                .panic()
-        }
-        // The arrival (a release) publishes the decrement to the last arriver of this phase.
-        let _ = self.arrive();
+        // One `fetch_sub` for the drop and the arrival (libcu++'s drop is one atomic too); a drop
+        // with no participant left is detected from its result, off the fast path.
+        let _ = self.arrive_generic::<false>(1, DROP);
     }
 }

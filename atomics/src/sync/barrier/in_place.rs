@@ -59,15 +59,19 @@ impl Barrier<crate::Block> {
                     .num(expected as u64)
                     .panic()
             }
-            // Only the expected count (not part of the `mbarrier` object) is written with a
-            // plain store; the state word is written by `mbarrier.init` alone. The completion is
+            // Only the phase word (not part of the `mbarrier` object: the mark and the expected
+            // count) is written with a plain store; the state word is written by
+            // `mbarrier.init` alone. The completion is
             // zero-sized: nothing to write.
             // SAFETY: the caller's contract: `place` is valid for writes and nobody uses it yet.
             unsafe {
-                (&raw mut (*place).expected)
+                (&raw mut (*place).phase)
                     .write(Atomic::<u32, crate::Block>::new(expected | MBARRIER));
                 // `Atomic<u64, _>` has the layout of a `u64` (`layout.rs`), 8-aligned in `place`.
-                mbarrier::init((&raw mut (*place).state).cast::<u64>(), expected);
+                mbarrier::init(
+                    (&raw mut (*place).state).cast::<u64>().cast_const(),
+                    expected,
+                );
             }
             return;
         }
@@ -100,10 +104,10 @@ impl Barrier<crate::Block> {
         {
             // SAFETY: the caller's contract: `place` holds an initialised barrier; its expected
             // count is not part of the `mbarrier` object.
-            let expected = unsafe { &*(&raw const (*place).expected) }.load(Relaxed);
-            if expected & MBARRIER != 0 {
+            let phase = unsafe { &*(&raw const (*place).phase) }.load(Relaxed);
+            if phase & MBARRIER != 0 {
                 // SAFETY: an initialised `mbarrier` nobody uses any more (the caller's contract).
-                unsafe { mbarrier::inval((&raw mut (*place).state).cast::<u64>()) };
+                unsafe { mbarrier::inval((&raw mut (*place).state).cast::<u64>().cast_const()) };
             }
         }
         let _ = place;

@@ -6,7 +6,7 @@
 use super::{ArrivalToken, Barrier};
 use crate::Block;
 #[cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]
-use crate::sync::mbarrier::{self, Phase};
+use crate::sync::mbarrier::{self, Phase, Shared};
 use crate::sync::message::Message;
 use core::borrow::Borrow;
 use core::fmt;
@@ -15,6 +15,15 @@ use core::time::Duration;
 /// The largest expected count (and `arrive_n` count) of a [`SharedBarrier`]: 2²⁰ − 1, what an
 /// `mbarrier` holds, on every target.
 const MAX: u32 = (1 << 20) - 1;
+
+/// The shared-space address of the `SharedBarrier` at the generic address `p` (its `mbarrier`
+/// object is its first 8 bytes): the distance from the block's shared window, which LLVM folds
+/// to the array's shared address for a `block_shared!` pointer (no `cvta`).
+#[cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]
+#[inline(always)]
+fn shared_address(p: *const SharedBarrier) -> Shared {
+    Shared(p.addr().wrapping_sub(crate::kernel::shared_window().addr()) as u64)
+}
 
 /// A reusable barrier of the threads of one block, in block-shared memory:
 /// `__shared__ cuda::barrier<cuda::thread_scope_block>`.
@@ -64,11 +73,11 @@ impl SharedBarrier {
         MAX
     }
 
-    /// The `mbarrier` object.
+    /// The `mbarrier` object, by its shared-space address (the `.shared` forms).
     #[cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]
     #[inline(always)]
-    fn object(&self) -> *const u64 {
-        self.inner.state.as_ptr().cast_const()
+    fn object(&self) -> Shared {
+        shared_address(self)
     }
 
     /// Initialises a barrier of `expected` arrivals per phase at `place`, in block-shared memory,
@@ -114,7 +123,7 @@ impl SharedBarrier {
             // SAFETY: the caller's contract: `place` is valid for writes, in shared memory, and
             // nobody uses it yet; `Atomic<u64, _>` has the layout of a `u64`, 8-aligned.
             unsafe {
-                mbarrier::init((&raw mut (*place).inner.state).cast::<u64>(), expected);
+                mbarrier::init(shared_address(place), expected);
             }
         }
         #[cfg(not(all(target_arch = "nvptx64", target_feature = "sm_80")))]
@@ -145,7 +154,7 @@ impl SharedBarrier {
         #[cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]
         // SAFETY: the caller's contract: an initialised `mbarrier` nobody uses any more.
         unsafe {
-            mbarrier::inval((&raw mut (*place).inner.state).cast::<u64>());
+            mbarrier::inval(shared_address(place));
         }
         #[cfg(not(all(target_arch = "nvptx64", target_feature = "sm_80")))]
         let _ = place;
