@@ -1,19 +1,9 @@
 //! The `ptx-sim` binary's contract: `--help` exits 0 and lists every argument; bad input is an
 //! error naming it (exit 2, no panic).
 
-use std::process::Command;
+mod common;
 
-fn run(args: &[&str]) -> (i32, String, String) {
-    let o = Command::new(env!("CARGO_BIN_EXE_ptx-sim"))
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        o.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&o.stdout).into_owned(),
-        String::from_utf8_lossy(&o.stderr).into_owned(),
-    )
-}
+use common::{corpus, ptx_sim as run};
 
 #[test]
 fn help_exits_0_and_lists_the_arguments() {
@@ -49,13 +39,6 @@ fn an_unknown_option_is_named() {
         err.contains("'--frob'") && !err.contains("panicked"),
         "{err}"
     );
-}
-
-fn corpus(file: &str) -> String {
-    format!(
-        "{}/tests/fixtures/sim/cuda/{file}",
-        env!("CARGO_MANIFEST_DIR")
-    )
 }
 
 #[test]
@@ -324,10 +307,7 @@ fn a_pointer_outside_its_buffer_is_an_error_naming_buffer_offset_and_size() {
 
 #[test]
 fn a_cooperative_launch_lets_grid_sync_run() {
-    let file = format!(
-        "{}/tests/fixtures/sim/cuda/grid.ptx",
-        env!("CARGO_MANIFEST_DIR")
-    );
+    let file = corpus("grid.ptx");
     let base = [
         file.as_str(),
         "--kernel",

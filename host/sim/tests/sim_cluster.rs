@@ -6,6 +6,9 @@
 //! range and a wait without an arrive are faults; a launch shape that contradicts the declared
 //! one is refused.
 
+mod common;
+
+use common::ptx_sim;
 use ptx_sim::{Arg, FindingKind, Launch, Simulator};
 use std::path::PathBuf;
 
@@ -197,36 +200,36 @@ fn a_double_colon_state_space_is_not_a_label() {
 fn the_command_takes_a_cluster_shape_and_reports_the_cta_race() {
     let file =
         PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/sim/cluster_histogram.ptx");
+    let file = file.to_str().unwrap();
     let run = |kernel: &str, extra: &[&str]| {
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_ptx-sim"))
-            .arg(&file)
-            .args(["--kernel", kernel, "--grid", "4", "--block", "32"])
-            .args([
-                "--arg",
-                "buf:u32:64:3",
-                "--arg",
-                "u32:64",
-                "--arg",
-                "buf:u32:8",
-            ])
-            .args(extra)
-            .output()
-            .unwrap();
-        (
-            out.status.code(),
-            String::from_utf8_lossy(&out.stdout).into_owned(),
-        )
+        let base = [
+            file,
+            "--kernel",
+            kernel,
+            "--grid",
+            "4",
+            "--block",
+            "32",
+            "--arg",
+            "buf:u32:64:3",
+            "--arg",
+            "u32:64",
+            "--arg",
+            "buf:u32:8",
+        ];
+        let (code, stdout, _) = ptx_sim(&[&base[..], extra].concat());
+        (code, stdout)
     };
     // The declared shape, then the same given on the command line: exact, exit 0.
     for extra in [&[][..], &["--cluster", "2"][..]] {
         let (code, stdout) = run("cluster_histogram", extra);
-        assert_eq!(code, Some(0), "{stdout}");
+        assert_eq!(code, 0, "{stdout}");
         assert!(stdout.contains("buffer 1: 0 0 0 64 0 0 0 0"), "{stdout}");
     }
     // A shape that contradicts the declared one: bad input, exit 2.
     let (code, _) = run("cluster_histogram", &["--cluster", "4"]);
-    assert_eq!(code, Some(2));
+    assert_eq!(code, 2);
     let (code, stdout) = run("cluster_histogram_cta_scope_bug", &[]);
-    assert_eq!(code, Some(1), "{stdout}");
+    assert_eq!(code, 1, "{stdout}");
     assert!(stdout.starts_with("race: strong (cta)"), "{stdout}");
 }

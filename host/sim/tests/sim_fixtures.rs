@@ -2,9 +2,11 @@
 //! reported by the simulator; and the `sim` command's contract (exit status, first line, JSON,
 //! bad input). Needs no tools: the fixtures are checked in.
 
+mod common;
+
+use common::ptx_sim as sim;
 use ptx_sim::{Arg, FindingKind, HostStatus, HostThread, Launch, Simulator};
 use std::path::PathBuf;
-use std::process::Command;
 use std::sync::atomic::Ordering;
 
 fn fixture(name: &str) -> PathBuf {
@@ -176,18 +178,6 @@ fn host_read_without_acquire_races_with_the_device_write() {
 }
 
 // The command line.
-
-fn sim(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_ptx-sim"))
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
 
 fn path(name: &str) -> String {
     fixture(name).to_string_lossy().into_owned()
