@@ -481,28 +481,15 @@ fn vector(
 ) -> Result<Op, SimError> {
     let o = &i.operands;
     let list = if store { &o[1] } else { &o[0] };
-    let inner: Vec<&str> = list
-        .trim()
-        .strip_prefix('{')
-        .and_then(|l| l.strip_suffix('}'))
-        .ok_or_else(|| err(i, format!("`{list}` is not a vector of registers")))?
-        .split(',')
-        .map(str::trim)
-        .collect();
+    let inner = vector_list(list)
+        .ok_or_else(|| err(i, format!("`{list}` is not a vector of registers")))?;
     if inner.len() != usize::from(q.vector) || ty.bytes > 8 {
         return Err(err(
             i,
             "a vector needs as many elements as its .v2/.v4 and a scalar type",
         ));
     }
-    let mut regs = Vec::with_capacity(inner.len());
-    for e in inner {
-        regs.push(match e {
-            "_" if !store => None,
-            e if store => Some(d.src(i, e)?),
-            e => Some(Src::Reg(d.dst(i, e)?)),
-        });
-    }
+    let regs = vector_regs(d, i, &inner, store)?;
     let addr = d.addr(i, if store { &o[0] } else { &o[1] })?;
     Ok(Op::Vector(Box::new(VecInst {
         store,
@@ -524,22 +511,8 @@ fn param_vector(d: &mut FnDecoder, i: &RawInstr, store: bool, ty: Ty) -> Result<
     } else {
         (&o[0], &o[1])
     };
-    let inner: Vec<&str> = list
-        .trim()
-        .strip_prefix('{')
-        .and_then(|l| l.strip_suffix('}'))
-        .ok_or_else(|| err(i, format!("`{list}` is not a vector")))?
-        .split(',')
-        .map(str::trim)
-        .collect();
-    let mut regs = Vec::with_capacity(inner.len());
-    for e in inner {
-        regs.push(match e {
-            "_" if !store => None,
-            e if store => Some(d.src(i, e)?),
-            e => Some(Src::Reg(d.dst(i, e)?)),
-        });
-    }
+    let inner = vector_list(list).ok_or_else(|| err(i, format!("`{list}` is not a vector")))?;
+    let regs = vector_regs(d, i, &inner, store)?;
     Ok(Op::ParamVector(Box::new(ParamVecInst {
         store,
         ty,
@@ -554,6 +527,32 @@ fn brace_list(operand: &str) -> Vec<&str> {
         .trim_matches(|c| c == '{' || c == '}')
         .split(',')
         .map(str::trim)
+        .collect()
+}
+
+/// The elements of an operand that must be a `{a, b, …}` list; `None` when it is not one.
+fn vector_list(operand: &str) -> Option<Vec<&str>> {
+    let inner = operand.trim().strip_prefix('{')?.strip_suffix('}')?;
+    Some(inner.split(',').map(str::trim).collect())
+}
+
+/// The registers of a vector access: sources of a store, destinations of a load (`_` skips
+/// an element of a load).
+fn vector_regs(
+    d: &mut FnDecoder,
+    i: &RawInstr,
+    elements: &[&str],
+    store: bool,
+) -> Result<Vec<Option<Src>>, SimError> {
+    elements
+        .iter()
+        .map(|&e| {
+            Ok(match e {
+                "_" if !store => None,
+                e if store => Some(d.src(i, e)?),
+                e => Some(Src::Reg(d.dst(i, e)?)),
+            })
+        })
         .collect()
 }
 
