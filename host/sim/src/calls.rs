@@ -129,84 +129,50 @@ impl World<'_> {
 
     /// `__assertfail(message, file, line, function, char size)`: a fault naming the assertion.
     fn assert_fail(&self, th: &Thread, args: &[u32]) -> Event {
-        let base = th.frames.last().map_or(0, |f| f.param_base) as usize;
-        let param = |k: usize, size: u64| {
-            args.get(k).map_or(0, |&slot| {
-                memory::read(&th.params, base + slot as usize, size)
-            })
+        let text = |k: usize| {
+            self.c_string(call_arg(th, args, k, 8))
+                .unwrap_or_else(|_| "?".into())
         };
-        let text = |k: usize| self.c_string(param(k, 8)).unwrap_or_else(|_| "?".into());
         Event::Fault(format!(
             "assertion `{}` failed ({}:{}, in {})",
             text(0),
             text(1),
-            param(2, 4),
+            call_arg(th, args, 2, 4),
             text(3)
         ))
     }
 
-    /// `malloc(size)`: a new global region of `size` bytes (filled with 0xA5, as memory nobody
-    /// wrote), named `malloc'd block N`; its address is returned.
+    /// `malloc(size)`: a new global region of its own (see [`memory::Memory::allocate`]); its
+    /// address is returned.
     fn malloc(&mut self, th: &mut Thread, args: &[u32], rets: &[u32]) -> Event {
-        let base = th.frames.last().map_or(0, |f| f.param_base) as usize;
-        let size = args
-            .first()
-            .map_or(0, |&slot| memory::read(&th.params, base + slot as usize, 8));
+        let size = call_arg(th, args, 0, 8);
         if size > 1 << 30 {
             return Event::Fault(format!(
                 "malloc({size}): beyond the simulator's 1 GiB a block"
             ));
         }
-        let blocks = self
-            .mem
-            .regions
-            .iter()
-            .filter(|r| r.name.starts_with("malloc'd"))
-            .count();
-        let name = format!("malloc'd block {blocks}");
-        let addr = self.mem.add_region(&name, vec![0xA5; size as usize]);
-        if let Some(&slot) = rets.first() {
-            memory::write(&mut th.params, base + slot as usize, 8, addr);
-        }
+        let addr = self.mem.allocate(size as usize);
+        set_return(th, rets, 8, addr);
         Event::Yield
     }
 
     /// `free(ptr)`: the block is gone, so a later access through any pointer into it faults;
     /// `free(NULL)` does nothing. A pointer `malloc` did not return, or a second `free`, faults.
     fn free(&mut self, th: &mut Thread, args: &[u32]) -> Event {
-        let base = th.frames.last().map_or(0, |f| f.param_base) as usize;
-        let ptr = args
-            .first()
-            .map_or(0, |&slot| memory::read(&th.params, base + slot as usize, 8));
+        let ptr = call_arg(th, args, 0, 8);
         if ptr == 0 {
             return Event::Yield;
         }
-        let block = self.mem.regions.iter_mut().enumerate().find(|(r, region)| {
-            memory::region_base(*r as u32) == ptr && region.name.starts_with("malloc'd")
-        });
-        match block {
-            Some((_, region)) if !region.name.ends_with("(freed)") => {
-                region.name += " (freed)";
-                region.data = Vec::new();
-                Event::Yield
-            }
-            Some((_, region)) => Event::Fault(format!("free of {}, freed before", region.name)),
-            None => Event::Fault(format!(
-                "free({}): not a pointer malloc returned",
-                self.mem.describe(ptr)
-            )),
+        match self.mem.free(ptr) {
+            Ok(()) => Event::Yield,
+            Err(why) => Event::Fault(why),
         }
     }
 
     /// `vprintf(format, args)`: formats and records a line for the thread; returns the number
     /// of arguments.
     fn vprintf(&mut self, th: &mut Thread, args: &[u32], rets: &[u32]) -> Option<Event> {
-        let base = th.frames.last().map_or(0, |f| f.param_base) as usize;
-        let param = |k: usize| {
-            args.get(k)
-                .map_or(0, |&slot| memory::read(&th.params, base + slot as usize, 8))
-        };
-        let (format, packed) = (param(0), param(1));
+        let (format, packed) = (call_arg(th, args, 0, 8), call_arg(th, args, 1, 8));
         let format = match self.c_string(format) {
             Ok(f) => f,
             Err(e) => return Some(Event::Fault(format!("printf format: {e}"))),
@@ -244,9 +210,25 @@ impl World<'_> {
         let name = super::report::thread_name(th.ctaid, th.tid, self.grid, self.block);
         self.printed
             .push(format!("{name} {}", text.trim_end_matches('\n')));
-        if let Some(&slot) = rets.first() {
-            memory::write(&mut th.params, base + slot as usize, 4, count as u64);
-        }
+        set_return(th, rets, 4, count as u64);
         Some(Event::Yield)
+    }
+}
+
+/// Argument `k` (`size` bytes) of a call of one of the toolkit's functions, from the calling
+/// frame's parameters; 0 when the call passes fewer.
+fn call_arg(th: &Thread, args: &[u32], k: usize, size: u64) -> u64 {
+    let base = th.frames.last().map_or(0, |f| f.param_base) as usize;
+    args.get(k).map_or(0, |&slot| {
+        memory::read(&th.params, base + slot as usize, size)
+    })
+}
+
+/// Writes the return value (`size` bytes) of a call of one of the toolkit's functions into the
+/// calling frame's parameters, when the call takes one.
+fn set_return(th: &mut Thread, rets: &[u32], size: u64, v: u64) {
+    let base = th.frames.last().map_or(0, |f| f.param_base) as usize;
+    if let Some(&slot) = rets.first() {
+        memory::write(&mut th.params, base + slot as usize, size, v);
     }
 }

@@ -51,11 +51,13 @@ impl Loc {
     }
 }
 
-/// A global region: a caller's buffer or a module variable.
+/// A global region: a caller's buffer, a module variable or a block of the device heap.
 #[derive(Debug, Clone)]
 pub struct Region {
     pub name: String,
     pub data: Vec<u8>,
+    /// For a block `malloc` returned: whether `free` has taken it back (`None`: not a heap block).
+    pub freed: Option<bool>,
 }
 
 /// A live `mbarrier` object.
@@ -77,6 +79,8 @@ pub struct Memory {
     pub mbarriers: Vec<Mbarrier>,
     /// The launch's grid and cluster shape (which CTA a `.shared::cluster` address names).
     pub shape: Shape,
+    /// Blocks `malloc` returned so far (each names its region).
+    pub heap_blocks: u32,
 }
 
 impl Memory {
@@ -85,8 +89,43 @@ impl Memory {
         self.regions.push(Region {
             name: name.to_string(),
             data,
+            freed: None,
         });
         region_base(self.regions.len() as u32 - 1)
+    }
+
+    /// `malloc`: a new region of `size` bytes, filled with 0xA5 (memory nobody wrote), named
+    /// `malloc'd block N`; returns its address.
+    pub fn allocate(&mut self, size: usize) -> u64 {
+        let name = format!("malloc'd block {}", self.heap_blocks);
+        self.heap_blocks += 1;
+        let addr = self.add_region(&name, vec![0xA5; size]);
+        if let Some(block) = self.regions.last_mut() {
+            block.freed = Some(false);
+        }
+        addr
+    }
+
+    /// `free`: the block at `addr` is gone (every later access to it faults). The error says
+    /// why `addr` cannot be freed: not an address `malloc` returned, or freed before.
+    pub fn free(&mut self, addr: u64) -> Result<(), String> {
+        let block = self
+            .regions
+            .iter_mut()
+            .enumerate()
+            .find(|(r, region)| region_base(*r as u32) == addr && region.freed.is_some());
+        match block {
+            Some((_, region)) if region.freed == Some(false) => {
+                region.freed = Some(true);
+                region.data = Vec::new();
+                Ok(())
+            }
+            Some((_, region)) => Err(format!("free of {}, freed before", region.name)),
+            None => Err(format!(
+                "free({}): not a pointer malloc returned",
+                self.describe(addr)
+            )),
+        }
     }
 
     /// Resolves an address of `space` (generic when `Generic`) for an access of `size` bytes by
@@ -151,9 +190,9 @@ impl Memory {
                     Some(reg) if o + size <= reg.data.len() as u64 => {
                         Ok(Loc::Global(r as u32, o as u32))
                     }
-                    Some(reg) if reg.name.ends_with("(freed)") => Err(format!(
+                    Some(reg) if reg.freed == Some(true) => Err(format!(
                         "{size}-byte access at offset {o} of `{}`, after its free",
-                        reg.name.trim_end_matches(" (freed)")
+                        reg.name
                     )),
                     Some(reg) => Err(format!(
                         "{size}-byte access at offset {o} of `{}`, beyond its {} bytes",
