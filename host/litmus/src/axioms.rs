@@ -124,9 +124,9 @@ pub(crate) fn causal(
             for j in bits(base.row(i) & g.on_loc[l]) {
                 let fenced = || {
                     g.proxy_fences_needed(i, j).into_iter().all(|kind| {
-                        g.fences_of(kind)
-                            .into_iter()
-                            .any(|f| base.has(i, f) && base.has(f, j))
+                        g.proxy_fences
+                            .iter()
+                            .any(|&(f, k)| k == kind && base.has(i, f) && base.has(f, j))
                     })
                 };
                 if g.proxy_preserved_directly(i, j) || fenced() {

@@ -123,10 +123,8 @@ pub struct Graph {
     pub cliques: Vec<u128>,
     /// Per event, the memory operations to the same virtual address (8.2: they overlap).
     pub same_vaddr: Vec<u128>,
-    /// The `fence.proxy.alias` events.
-    pub alias_fences: Vec<usize>,
-    /// The `fence.proxy.KIND` events with their proxy.
-    pub proxy_fences: Vec<(usize, Proxy)>,
+    /// The proxy fences (`fence.proxy.alias`, `fence.proxy.KIND`) with their kind.
+    pub proxy_fences: Vec<(usize, FenceKind)>,
     /// Per event, the (GPU, CTA) of its thread (`None` for the initial writes and host threads).
     pub cta: Vec<Option<(i64, i64)>>,
 }
@@ -245,12 +243,9 @@ impl Graph {
                 }
             }
         }
-        let alias_fences: Vec<usize> = (0..n)
-            .filter(|&i| matches!(evs[i].ev.kind, Kind::Fence(FenceKind::ProxyAlias)))
-            .collect();
-        let proxy_fences: Vec<(usize, Proxy)> = (0..n)
+        let proxy_fences: Vec<(usize, FenceKind)> = (0..n)
             .filter_map(|i| match evs[i].ev.kind {
-                Kind::Fence(FenceKind::Proxy(p)) => Some((i, p)),
+                Kind::Fence(k) if k.is_proxy() => Some((i, k)),
                 _ => None,
             })
             .collect();
@@ -323,7 +318,6 @@ impl Graph {
             regs,
             cliques,
             same_vaddr,
-            alias_fences,
             proxy_fences,
             cta,
         })
@@ -415,20 +409,6 @@ impl Graph {
             .collect();
         kinds.dedup();
         kinds
-    }
-
-    /// The events of the proxy fences of `kind`.
-    pub fn fences_of(&self, kind: FenceKind) -> Vec<usize> {
-        match kind {
-            FenceKind::ProxyAlias => self.alias_fences.clone(),
-            FenceKind::Proxy(p) => self
-                .proxy_fences
-                .iter()
-                .filter(|(_, q)| *q == p)
-                .map(|(f, _)| *f)
-                .collect(),
-            _ => Vec::new(),
-        }
     }
 
     /// The writes to location `l`, the initial one first.
