@@ -247,19 +247,7 @@ fn ptx_of(name: &str, source: &str, target: Target) -> Option<String> {
         ", default-features = false",
         &format!("{}{source}", scratch::PRELUDE),
     );
-    let (out, ptx) = scratch::build_with(
-        &tc,
-        &dir,
-        &tc.target_dir(target),
-        &target.rustflags(),
-        scratch::Extra::default(),
-    );
-    assert!(
-        out.status.success(),
-        "{target}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    Some(std::fs::read_to_string(ptx).unwrap())
+    Some(scratch::ptx(&tc, &dir, target).0)
 }
 
 const TARGETS: [Target; 3] = [Target::Sm70, Target::Sm80, Target::Sm90];
@@ -752,14 +740,7 @@ fn sm80_parity_waits_need_ptx71_and_say_so() {
             ", default-features = false",
             &source(scope),
         );
-        scratch::build_with(
-            &tc,
-            &dir,
-            &tc.target_dir(target),
-            &target.rustflags(),
-            scratch::Extra::default(),
-        )
-        .0
+        scratch::build(&tc, &dir, target).0
     };
     let block = build_scope("Block");
     let stderr = String::from_utf8_lossy(&block.stderr);

@@ -61,18 +61,7 @@ fn block_shared_of_a_generic_type_is_a_clear_compile_error() {
         &format!("{}{GENERIC}", scratch::PRELUDE),
     );
     let target = Target::Sm80;
-    let (out, _) = scratch::build_with(
-        &tc,
-        &dir,
-        &tc.target_dir(target),
-        &target.rustflags(),
-        scratch::Extra::default(),
-    );
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        !out.status.success(),
-        "a generic block_shared! array compiled:\n{stderr}"
-    );
+    let stderr = scratch::compile_error(&tc, &dir, target, "a generic block_shared! array");
     assert!(
         !stderr.contains("internal compiler error"),
         "rustc crashed instead of reporting an error:\n{stderr}"
@@ -95,19 +84,7 @@ fn block_shared_arrays_are_aligned_as_their_element_type() {
         &format!("{}{ALIGNED}", scratch::PRELUDE),
     );
     for target in [Target::Sm70, Target::Sm90] {
-        let (out, ptx) = scratch::build_with(
-            &tc,
-            &dir,
-            &tc.target_dir(target),
-            &target.rustflags(),
-            scratch::Extra::default(),
-        );
-        assert!(
-            out.status.success(),
-            "{target}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let text = std::fs::read_to_string(ptx).unwrap();
+        let (text, _) = scratch::ptx(&tc, &dir, target);
         let declaration = |name: &str| {
             text.lines()
                 .find(|l| {
@@ -154,19 +131,7 @@ fn block_shared_arrays_of_two_files_at_the_same_line_and_column_are_distinct() {
     std::fs::write(dir.join("src/a.rs"), file("in_a")).unwrap();
     std::fs::write(dir.join("src/b.rs"), file("in_b")).unwrap();
     let target = Target::Sm80;
-    let (out, ptx) = scratch::build_with(
-        &tc,
-        &dir,
-        &tc.target_dir(target),
-        &target.rustflags(),
-        scratch::Extra::default(),
-    );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = std::fs::read_to_string(&ptx).unwrap();
+    let (text, ptx) = scratch::ptx(&tc, &dir, target);
     let arrays: Vec<&str> = text
         .lines()
         .filter(|l| {
@@ -200,15 +165,7 @@ fn a_zero_sized_block_shared_array_is_a_compile_error() {
             ),
         );
         let target = Target::Sm80;
-        let (out, _) = scratch::build_with(
-            &tc,
-            &dir,
-            &tc.target_dir(target),
-            &target.rustflags(),
-            scratch::Extra::default(),
-        );
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert!(!out.status.success(), "{name}: compiled:\n{stderr}");
+        let stderr = scratch::compile_error(&tc, &dir, target, name);
         assert!(
             stderr.contains("block_shared!") && stderr.contains("zero-sized"),
             "{name}: the error does not say why:\n{stderr}"

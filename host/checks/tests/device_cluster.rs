@@ -48,19 +48,7 @@ fn cluster_functions_compile_to_cluster_instructions_on_sm_90_and_assemble() {
     let source = format!("{}{CLUSTER_KERNEL}", scratch::PRELUDE);
     let dir = scratch::crate_dir(&tc, "cluster-api", ", default-features = false", &source);
     let target = Target::Sm90;
-    let (out, ptx) = scratch::build_with(
-        &tc,
-        &dir,
-        &tc.target_dir(target),
-        &target.rustflags(),
-        scratch::Extra::default(),
-    );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = std::fs::read_to_string(&ptx).unwrap();
+    let (text, ptx) = scratch::ptx(&tc, &dir, target);
     for expected in [
         "mov.u32 %r",
         "%cluster_ctarank",
@@ -103,15 +91,7 @@ fn cluster_functions_are_a_compile_error_before_sm_90_and_cost_nothing_unused() 
         ", default-features = false",
         &source,
     );
-    let build = |dir| {
-        scratch::build_with(
-            &tc,
-            dir,
-            &tc.target_dir(target),
-            &target.rustflags(),
-            Default::default(),
-        )
-    };
+    let build = |dir| scratch::build(&tc, dir, target);
     let (out, _) = build(&dir);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(

@@ -241,15 +241,7 @@ fn a_bad_static_primitive_is_still_a_compile_error_with_its_message_on_the_devic
         ),
     );
     let target = Target::Sm80;
-    let (out, _) = scratch::build_with(
-        &tc,
-        &dir,
-        &tc.target_dir(target),
-        &target.rustflags(),
-        scratch::Extra::default(),
-    );
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success(), "a barrier of 0 compiled:\n{stderr}");
+    let stderr = scratch::compile_error(&tc, &dir, target, "a barrier of 0");
     assert!(
         stderr.contains(
             "Barrier::new: the expected count is 0; a barrier needs at least 1 arrival per phase"

@@ -102,15 +102,7 @@ pub unsafe extern "ptx-kernel" fn sum(out: *mut u32) {
         ),
     );
     let target = Target::Sm70;
-    let (out, _) = scratch::build_with(
-        &tc,
-        &dir,
-        &tc.target_dir(target),
-        &target.rustflags(),
-        scratch::Extra::default(),
-    );
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success(), "built on sm_70:\n{stderr}");
+    let stderr = scratch::compile_error(&tc, &dir, target, "a warp reduction");
     assert!(
         stderr.contains("the warp reductions (`reduce_*_sync`: PTX `redux.sync`) need sm_80")
             && stderr.contains(".arch(\"sm_80\")"),

@@ -101,23 +101,47 @@ fn cargo_rustc(
         .expect("running cargo")
 }
 
-/// Builds with the conformance flags and returns the kernels of the PTX; panics with cargo's
-/// stderr if the build fails.
-pub fn kernels(tc: &Toolchain, dir: &Path, target: Target) -> Vec<Kernel> {
-    let (out, ptx) = build_with(
+/// [`build_with`] the conformance flags of `target` and nothing else: cargo's output and the
+/// PTX path.
+pub fn build(tc: &Toolchain, dir: &Path, target: Target) -> (Output, PathBuf) {
+    build_with(
         tc,
         dir,
         &tc.target_dir(target),
         &target.rustflags(),
         Extra::default(),
-    );
+    )
+}
+
+/// Builds with the conformance flags and returns the PTX text and path; panics with cargo's
+/// stderr if the build fails.
+pub fn ptx(tc: &Toolchain, dir: &Path, target: Target) -> (String, PathBuf) {
+    let (out, ptx) = build(tc, dir, target);
     assert!(
         out.status.success(),
         "building {} for {target} failed:\n{}",
         dir.display(),
         String::from_utf8_lossy(&out.stderr)
     );
-    ptx::parse_kernels(&std::fs::read_to_string(ptx).unwrap())
+    (std::fs::read_to_string(&ptx).unwrap(), ptx)
+}
+
+/// Builds with the conformance flags a crate that must not compile, and returns cargo's
+/// stderr (the compile error); panics, naming `what`, if it compiled.
+pub fn compile_error(tc: &Toolchain, dir: &Path, target: Target, what: &str) -> String {
+    let (out, _) = build(tc, dir, target);
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(
+        !out.status.success(),
+        "{what} compiled for {target}:\n{stderr}"
+    );
+    stderr
+}
+
+/// Builds with the conformance flags and returns the kernels of the PTX; panics with cargo's
+/// stderr if the build fails.
+pub fn kernels(tc: &Toolchain, dir: &Path, target: Target) -> Vec<Kernel> {
+    ptx::parse_kernels(&ptx(tc, dir, target).0)
 }
 
 /// The kernel (or function) `name`.
