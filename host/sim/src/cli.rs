@@ -460,10 +460,14 @@ pub fn run_options(program: &str, o: &Options) -> ExitCode {
             .map(|s| s.to_string())
             .or_else(|| p.downcast_ref::<String>().cloned())
             .unwrap_or_default();
-        // The reader went away (`ptx-sim … | head`): nothing is wrong with the PTX, and
-        // nobody is left to read a message.
-        if why.starts_with("failed printing to stdout") {
-            return ExitCode::SUCCESS;
+        // Printing the report failed, not the simulation. When the reader went away
+        // (`ptx-sim … | head`) nobody is left to read a message: end quietly, with the status
+        // a shell gives a process that SIGPIPE ends (128 + 13), so a pipeline still fails.
+        if let Some(cause) = why.strip_prefix("failed printing to stdout: ") {
+            if cause.starts_with("Broken pipe") {
+                return ExitCode::from(141);
+            }
+            return bad(program, format!("cannot write the report to standard output: {cause}"));
         }
         bad(
             program,

@@ -328,3 +328,32 @@ fn a_cooperative_launch_lets_grid_sync_run() {
     assert_eq!(code, 1, "{out}");
     assert!(out.starts_with("fault:") && out.contains("trap"), "{out}");
 }
+
+/// A report that cannot be written is an error naming why (not a fault of the PTX).
+#[test]
+fn a_report_that_cannot_be_written_is_an_error_naming_why() {
+    let Ok(full) = std::fs::OpenOptions::new().write(true).open("/dev/full") else {
+        return; // no /dev/full on this system
+    };
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_ptx-sim"))
+        .args([
+            &corpus("calls.ptx"),
+            "--kernel",
+            "use_after_free",
+            "--grid",
+            "1",
+            "--block",
+            "1",
+            "--arg",
+            "buf:i32:1",
+        ])
+        .stdout(full)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("cannot write the report to standard output"),
+        "{err}"
+    );
+}
