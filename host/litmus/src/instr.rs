@@ -226,6 +226,22 @@ fn parse_instr(
         }
         "fence" | "membar" => {
             want(0)?;
+            if quals.get(1) == Some(&"proxy") {
+                // `fence.proxy.alias` and Dat3M's `fence.proxy.{texture,surface,constant,generic}`;
+                // the async and tensor-map proxies (and `membar.proxy`) are not modelled.
+                let kind = match (head, &quals[2..]) {
+                    ("fence", ["alias"]) => Some(FenceKind::ProxyAlias),
+                    ("fence", [proxy]) => Proxy::from_name(proxy).map(FenceKind::Proxy),
+                    _ => None,
+                };
+                return match kind {
+                    Some(kind) => one(Instr::Fence {
+                        kind,
+                        scope: Scope::Cta,
+                    }),
+                    None => Err(cx.err(ln, mnemonic, format!("unsupported instruction `{mnemonic}`: the proxy fences modelled are alias, texture, surface, constant and generic"))),
+                };
+            }
             let mut kind = if head == "membar" {
                 Some(FenceKind::Sc)
             } else {
@@ -242,24 +258,8 @@ fn parse_instr(
                     // or weak fence, and such a fence orders nothing.
                     "relaxed" | "weak" if head == "fence" => kind = None,
                     "gl" if head == "membar" => scope = Some(Scope::Gpu),
-                    "proxy" if quals[1..] == ["proxy", "alias"] && head == "fence" => {
-                        return Ok(vec![Instr::Fence {
-                            kind: FenceKind::ProxyAlias,
-                            scope: Scope::Cta,
-                        }]);
-                    }
-                    "proxy"
-                        if head == "fence"
-                            && quals.len() == 3
-                            && Proxy::from_name(quals[2]).is_some() =>
-                    {
-                        return Ok(vec![Instr::Fence {
-                            kind: FenceKind::Proxy(Proxy::from_name(quals[2]).unwrap()),
-                            scope: Scope::Cta,
-                        }]);
-                    }
                     "proxy" | "op_restrict" | "mbarrier_init" => {
-                        return Err(cx.err(ln, mnemonic, format!("unsupported instruction `{mnemonic}`: proxy fences are not modelled (generic proxy only)")));
+                        return Err(cx.err(ln, mnemonic, format!("unsupported instruction `{mnemonic}`: fences of this kind are not modelled")));
                     }
                     q => match Scope::from_qualifier(q) {
                         Some(s) => scope = Some(s),
