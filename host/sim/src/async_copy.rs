@@ -100,6 +100,9 @@ impl World<'_> {
     /// A thread that exits with copies in flight: they still happen (the hardware does not
     /// cancel them), after everything the thread did, ordered with nothing of the other threads.
     pub(super) fn exit_after_copies(&mut self, th: &mut Thread, t: u32) -> Event {
+        if th.copies.pending.is_empty() {
+            return Event::Exited;
+        }
         match self.cp_async_wait(th, t, None) {
             Event::Yield => Event::Exited,
             fault => fault,
