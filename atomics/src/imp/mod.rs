@@ -17,7 +17,7 @@ pub(crate) mod core_storage;
 #[cfg(target_arch = "nvptx64")]
 mod ptx;
 #[cfg(target_arch = "nvptx64")]
-pub(crate) use ptx::{Storage, compiler_fence, fence, plain_space};
+pub(crate) use ptx::{Storage, compiler_fence, fence, plain_space, word_after};
 
 #[cfg(not(any(target_arch = "nvptx64", loom)))]
 mod host;

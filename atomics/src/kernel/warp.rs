@@ -71,7 +71,9 @@ enum Mode {
 }
 
 /// The source lane of `lane` for a shuffle of `mode` with operand `b` within segments of
-/// `width` lanes: the lane itself where the source would leave the segment (CUDA's rule).
+/// `width` lanes: the lane itself where the source would leave the segment (CUDA's rule). The
+/// host emulation's; on the device `shfl.sync` computes it.
+#[cfg(not(target_arch = "nvptx64"))]
 fn source_lane(mode: Mode, lane: u32, b: u32, width: u32) -> u32 {
     let segment = lane & !(width - 1);
     let offset = lane & (width - 1);

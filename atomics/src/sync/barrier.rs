@@ -34,7 +34,17 @@
 //!   is 0: any further arrival in the phase is an excess.
 //! * An arrival's token is the phase word, read (`Relaxed`) before the arrival: a thread arrives
 //!   for the next phase only after it saw the current one end (its wait read the new phase, or it
-//!   stored it as the last arriver), so by coherence it reads the phase its arrival counts in.
+//!   stored it as the last arriver, or a thread that did happens before it), so by coherence it
+//!   reads the phase its arrival counts in. That is C++'s precondition in effect:
+//!   `std::barrier::arrive(update)` requires `update` to be at most the current phase's expected
+//!   count, which is 0 from the phase's last arrival until its completion step resets it, so a
+//!   thread that has not seen the phase end cannot know its arrival is allowed; the only thing
+//!   ordered after the reset that a program can observe is the next phase, which is what the
+//!   rule asks for.
+//! * On the device the phase word is addressed from the count word's register (`[p+8]`, see
+//!   `imp::word_after`), and a `Barrier<Block>`'s one load of the phase word both tells a
+//!   hardware barrier (see `mbarrier.rs`) and gives the arrival its token; the token then says
+//!   which kind the barrier is, so a wait does not load the phase word to dispatch.
 //! * A waiter waits, with `Acquire` loads of the phase word, until the phase differs from its
 //!   token's. A token of an older phase therefore returns at once. The phase wraps: a waiter that
 //!   slept through exactly a multiple of 2³² (2³¹) phases would not notice, which cannot happen
@@ -223,6 +233,9 @@ pub struct ArrivalToken {
     /// Whether this arrival was the last of its phase (generic barrier); always `false` on the
     /// hardware barrier, whose arrival does not look at the barrier after it (see `mbarrier.rs`).
     pub(super) completed: bool,
+    /// Whether the barrier is a hardware `mbarrier` (fixed when it is initialised), so that a
+    /// wait dispatches on the token instead of loading the phase word again.
+    pub(super) hardware: bool,
 }
 
 impl<S: Scope> Barrier<S> {
@@ -363,14 +376,93 @@ fn stale_token(phase: u32, now: u32) -> ! {
         .panic()
 }
 
+/// What tells a hardware barrier: its `mbarrier` object, on sm_80+; elsewhere there is none.
+#[cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]
+pub(super) type Hardware = *const u64;
+/// What tells a hardware barrier: its `mbarrier` object, on sm_80+; elsewhere there is none.
+#[cfg(not(all(target_arch = "nvptx64", target_feature = "sm_80")))]
+pub(super) type Hardware = core::convert::Infallible;
+
+/// The phase word's operations. On the device they address it from the count word's register
+/// (`[p+8]`, see `imp::word_after`): every path of the barrier has that register already, and
+/// ptxas's register-plus-offset form saves an `add` of the address in each.
+impl<S: Scope, F> Barrier<S, F> {
+    /// The phase word, loaded with `order` (`Relaxed` or `Acquire`).
+    #[inline(always)]
+    pub(super) fn load_phase(&self, order: core::sync::atomic::Ordering) -> u32 {
+        #[cfg(target_arch = "nvptx64")]
+        {
+            const { assert!(core::mem::offset_of!(Self, phase) == 8) };
+            // SAFETY: `#[repr(C)]`: the count word, then the phase word 8 bytes on (asserted).
+            unsafe { crate::imp::word_after::load::<S>(self.state.as_ptr(), order) }
+        }
+        #[cfg(not(target_arch = "nvptx64"))]
+        self.phase.load(order)
+    }
+
+    /// Stores `phase` in the phase word with `order` (`Relaxed` or `Release`).
+    #[inline(always)]
+    pub(super) fn store_phase(&self, phase: u32, order: core::sync::atomic::Ordering) {
+        #[cfg(target_arch = "nvptx64")]
+        {
+            const { assert!(core::mem::offset_of!(Self, phase) == 8) };
+            // SAFETY: as in `load_phase`.
+            unsafe { crate::imp::word_after::store::<S>(self.state.as_ptr(), phase, order) }
+        }
+        #[cfg(not(target_arch = "nvptx64"))]
+        self.phase.store(phase, order)
+    }
+
+    /// Adds 1 to the phase word with `order` (`Relaxed` or `Release`), as a reduction.
+    #[inline(always)]
+    pub(super) fn increment_phase(&self, order: core::sync::atomic::Ordering) {
+        #[cfg(target_arch = "nvptx64")]
+        {
+            const { assert!(core::mem::offset_of!(Self, phase) == 8) };
+            // SAFETY: as in `load_phase`.
+            unsafe { crate::imp::word_after::increment::<S>(self.state.as_ptr(), order) }
+        }
+        #[cfg(not(target_arch = "nvptx64"))]
+        self.phase.add(1, order)
+    }
+}
+
 impl<S: Scope, F: BarrierCompletion> Barrier<S, F> {
-    /// The `mbarrier` object of a block barrier made by `init_in_place` in shared memory.
-    #[cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]
+    /// The `mbarrier` object of a block barrier made by `init_in_place` in shared memory (for
+    /// the parity waits, which have no token to tell).
+    #[cfg(all(
+        target_arch = "nvptx64",
+        target_feature = "sm_80",
+        ptx_isa_at_least = "71"
+    ))]
     #[inline(always)]
     pub(super) fn mbarrier(&self) -> Option<*const u64> {
-        let hardware =
-            matches!(S::KIND, crate::ScopeKind::Block) && self.phase.load(Relaxed) & MBARRIER != 0;
-        hardware.then(|| self.state.as_ptr().cast_const())
+        self.hardware_or_phase().err()
+    }
+
+    /// The count word as an `mbarrier` object: for a barrier whose token says it is one.
+    #[cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]
+    #[inline(always)]
+    pub(super) fn object(&self) -> *const u64 {
+        self.state.as_ptr().cast_const()
+    }
+
+    /// For a `Barrier<Block>` on sm_80+: `Err` with the `mbarrier` object of a hardware barrier,
+    /// or `Ok` with the phase word (`Relaxed`) of a generic one — one load that tells the two
+    /// apart and gives an arrival its token's phase. `Ok(None)` for the other scopes (always
+    /// generic), whose phase is not loaded here.
+    #[inline(always)]
+    pub(super) fn hardware_or_phase(&self) -> Result<Option<u32>, Hardware> {
+        #[cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]
+        if matches!(S::KIND, crate::ScopeKind::Block) {
+            let phase = self.load_phase(Relaxed);
+            return if phase & MBARRIER != 0 {
+                Err(self.object())
+            } else {
+                Ok(Some(phase))
+            };
+        }
+        Ok(None)
     }
 }
 
@@ -387,7 +479,7 @@ impl<S: Scope, F> fmt::Debug for Barrier<S, F> {
     /// assert_eq!(format!("{barrier:?}"), "Barrier { phase: 0, missing: 2, expected: 3 }");
     /// ```
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let phase = self.phase.load(Relaxed);
+        let phase = self.load_phase(Relaxed);
         if matches!(S::KIND, crate::ScopeKind::Block) && phase & MBARRIER != 0 {
             // A hardware barrier: its state word is an `mbarrier` object, which only `mbarrier`
             // instructions may read. Its expected count at initialisation is all there is to show.

@@ -51,7 +51,7 @@ impl<S: Scope, F: BarrierCompletion> Barrier<S, F> {
     /// The current phase of a generic barrier (an `Acquire` load).
     #[inline(always)]
     fn current_phase(&self) -> u32 {
-        self.phase.load(Acquire)
+        self.load_phase(Acquire)
     }
 
     /// Whether the phase of `token` has ended, without waiting (libcu++'s `try_wait`); `true`
@@ -84,10 +84,10 @@ impl<S: Scope, F: BarrierCompletion> Barrier<S, F> {
             return true;
         }
         #[cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]
-        if let Some(object) = self.mbarrier() {
-            // SAFETY: `mbarrier()` found an initialised `mbarrier` in block-shared memory; the
-            // token is of the current or the preceding phase (the caller's side of `wait`).
-            return unsafe { mbarrier::try_once(object, Phase::Token(token.token)) };
+        if token.hardware {
+            // SAFETY: the token's arrival found an initialised `mbarrier` in block-shared memory;
+            // the token is of the current or the preceding phase (the caller's side of `wait`).
+            return unsafe { mbarrier::try_once(self.object(), Phase::Token(token.token)) };
         }
         let phase = token.token as u32;
         let now = self.current_phase();
@@ -124,9 +124,11 @@ impl<S: Scope, F: BarrierCompletion> Barrier<S, F> {
             return true;
         }
         #[cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]
-        if let Some(object) = self.mbarrier() {
+        if token.hardware {
             // SAFETY: as in `try_wait`.
-            return unsafe { mbarrier::wait_for(object, Phase::Token(token.token), timeout) };
+            return unsafe {
+                mbarrier::wait_for(self.object(), Phase::Token(token.token), timeout)
+            };
         }
         let phase = token.token as u32;
         let mut now = phase;

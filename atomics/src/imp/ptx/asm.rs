@@ -553,3 +553,5 @@ atom_fns! {
 red_fns! {
     red_add_bf16: u16, reg16, "add.noftz.bf16";
 }
+
+pub(crate) mod word_after;

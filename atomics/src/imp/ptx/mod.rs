@@ -24,6 +24,7 @@
 mod asm;
 mod half_bits;
 pub(crate) mod plain_space;
+pub(crate) use asm::word_after;
 mod table;
 
 use super::{RawAtomic, RawBool, RawFloat, RawInt, RawIntReduce, RawPtr, RawReduce};

@@ -94,8 +94,24 @@ impl<S: Scope, F: BarrierCompletion> Barrier<S, F> {
                 .num(MAX as u64)
                 .panic()
         }
-        #[cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]
-        if let Some(object) = self.mbarrier() {
+        let phase = match self.hardware_or_phase() {
+            Ok(phase) => phase,
+            #[cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]
+            Err(object) => return Self::arrive_hardware(object, n),
+            #[cfg(not(all(target_arch = "nvptx64", target_feature = "sm_80")))]
+            Err(none) => match none {},
+        };
+        // The token's phase, read before the arrival (see the module documentation).
+        let phase = phase.unwrap_or_else(|| self.load_phase(Relaxed));
+        self.arrive_generic(n, n as u64 * ONE, Some(phase))
+    }
+
+    /// An arrival of `n` at the hardware barrier `object`.
+    #[cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]
+    #[inline(always)]
+    #[track_caller]
+    fn arrive_hardware(object: *const u64, n: u32) -> ArrivalToken {
+        {
             if n > mbarrier::MAX {
                 // Above the hardware's arrival count: undefined there, and necessarily more than
                 // the (at most 2^20 - 1) expected arrivals.
@@ -109,22 +125,23 @@ impl<S: Scope, F: BarrierCompletion> Barrier<S, F> {
             // SAFETY: `mbarrier()` found an initialised `mbarrier` in block-shared memory, and
             // `1 <= n <= mbarrier::MAX`.
             let token = unsafe { mbarrier::arrive_n(object, n) };
-            return ArrivalToken {
+            ArrivalToken {
                 token,
                 completed: false,
-            };
+                hardware: true,
+            }
         }
-        self.arrive_generic::<true>(n, n as u64 * ONE)
     }
 
     /// The arrival of `n` (`delta = n << 32`) or a drop (`n = 1`, `delta = DROP`) at the
     /// generic barrier: one `fetch_sub` of the count word and, on the fast path, one compare.
-    /// With `TOKEN`, the token's phase is read before the arrival (see the module
-    /// documentation); without it (a drop), only the last arriver reads the phase.
+    /// `phase` is the phase word read before the arrival (see the module documentation): always
+    /// for an arrival, whose token it is; for a drop only where it was loaded anyway (a
+    /// `Barrier<Block>` on sm_80+), else the last arriver reads the phase.
     #[inline(always)]
     #[track_caller]
-    fn arrive_generic<const TOKEN: bool>(&self, n: u32, delta: u64) -> ArrivalToken {
-        let token_phase = if TOKEN { self.phase.load(Relaxed) } else { 0 };
+    fn arrive_generic(&self, n: u32, delta: u64, phase: Option<u32>) -> ArrivalToken {
+        let token_phase = phase.unwrap_or(0);
         let old = self.state.fetch_sub(delta, AcqRel);
         // The high half of `old` is guard + missing before the arrival: the arrival is the last
         // of its phase if it is exactly `GUARD + n`, an excess if below.
@@ -141,17 +158,19 @@ impl<S: Scope, F: BarrierCompletion> Barrier<S, F> {
             }
             #[cfg(not(target_arch = "nvptx64"))]
             if old < last {
-                self.excess(old, n, !TOKEN, token_phase)
+                self.excess(old, n, delta == DROP, phase)
             }
-            self.complete_phase(TOKEN.then_some(token_phase), old - delta);
+            self.complete_phase(phase, old - delta);
             return ArrivalToken {
                 token: token_phase as u64,
                 completed: true,
+                hardware: false,
             };
         }
         ArrivalToken {
             token: token_phase as u64,
             completed: false,
+            hardware: false,
         }
     }
 
@@ -161,7 +180,7 @@ impl<S: Scope, F: BarrierCompletion> Barrier<S, F> {
     #[cfg(not(target_arch = "nvptx64"))]
     #[cold]
     #[track_caller]
-    fn excess(&self, old: u64, n: u32, drop: bool, phase: u32) -> ! {
+    fn excess(&self, old: u64, n: u32, drop: bool, phase: Option<u32>) -> ! {
         let expected = old as u32;
         if drop {
             self.state.fetch_add(DROP, Relaxed);
@@ -171,11 +190,7 @@ impl<S: Scope, F: BarrierCompletion> Barrier<S, F> {
                     .panic()
             }
         }
-        let phase = if drop {
-            self.phase.load(Relaxed)
-        } else {
-            phase
-        };
+        let phase = phase.unwrap_or_else(|| self.load_phase(Relaxed));
         Message::new()
             .text("Barrier: more arrivals in a phase than expected: ")
             .num(n as u64)
@@ -203,16 +218,13 @@ impl<S: Scope, F: BarrierCompletion> Barrier<S, F> {
         // before the phase, whose release a next-phase arrival acquires before it arrives.
         self.state.store(after + (after << 32), Relaxed);
         match phase {
-            Some(phase) => self
-                .phase
-                .store(phase.wrapping_add(1) & phase_mask::<S>(), Release),
+            Some(phase) => self.store_phase(phase.wrapping_add(1) & phase_mask::<S>(), Release),
             // Without the phase at hand (a drop), one reduction; a `Barrier<Block>`'s phase wraps
             // below its hardware mark, so it is read and stored.
-            None if phase_mask::<S>() == u32::MAX => self.phase.add(1, Release),
+            None if phase_mask::<S>() == u32::MAX => self.increment_phase(Release),
             None => {
-                let phase = self.phase.load(Relaxed);
-                self.phase
-                    .store(phase.wrapping_add(1) & phase_mask::<S>(), Release)
+                let phase = self.load_phase(Relaxed);
+                self.store_phase(phase.wrapping_add(1) & phase_mask::<S>(), Release)
             }
         }
         wake_all(key(&self.phase));
@@ -258,15 +270,15 @@ impl<S: Scope, F: BarrierCompletion> Barrier<S, F> {
             return;
         }
         #[cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]
-        if let Some(object) = self.mbarrier() {
+        if token.hardware {
             // SAFETY: as in `arrive_n`; the token is of the current or the preceding phase (the
             // contract above).
-            return unsafe { mbarrier::wait(object, mbarrier::Phase::Token(token.token)) };
+            return unsafe { mbarrier::wait(self.object(), mbarrier::Phase::Token(token.token)) };
         }
         let phase = token.token as u32;
         let mut now = phase;
         wait_until(key(&self.phase), || {
-            now = self.phase.load(Acquire);
+            now = self.load_phase(Acquire);
             now != phase
         });
         check_token::<S>(phase, now);
@@ -309,14 +321,19 @@ impl<S: Scope, F: BarrierCompletion> Barrier<S, F> {
     /// ```
     #[track_caller]
     pub fn arrive_and_drop(&self) {
-        #[cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]
-        if let Some(object) = self.mbarrier() {
-            // SAFETY: as in `arrive_n`.
-            let _ = unsafe { mbarrier::arrive_drop(object) };
-            return;
-        }
+        let phase = match self.hardware_or_phase() {
+            Ok(phase) => phase,
+            #[cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]
+            Err(object) => {
+                // SAFETY: as in `arrive_n`.
+                let _ = unsafe { mbarrier::arrive_drop(object) };
+                return;
+            }
+            #[cfg(not(all(target_arch = "nvptx64", target_feature = "sm_80")))]
+            Err(none) => match none {},
+        };
         // One `fetch_sub` for the drop and the arrival (libcu++'s drop is one atomic too); a drop
         // with no participant left is detected from its result, off the fast path.
-        let _ = self.arrive_generic::<false>(1, DROP);
+        let _ = self.arrive_generic(1, DROP, phase);
     }
 }

@@ -183,6 +183,7 @@ impl SharedBarrier {
         return ArrivalToken {
             token: unsafe { mbarrier::arrive(self.object()) },
             completed: false,
+            hardware: true,
         };
         #[cfg(not(all(target_arch = "nvptx64", target_feature = "sm_80")))]
         return self.inner.arrive();
@@ -220,6 +221,7 @@ impl SharedBarrier {
         return ArrivalToken {
             token: unsafe { mbarrier::arrive_n(self.object(), n) },
             completed: false,
+            hardware: true,
         };
         #[cfg(not(all(target_arch = "nvptx64", target_feature = "sm_80")))]
         return self.inner.arrive_n(n);
