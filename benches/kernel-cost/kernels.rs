@@ -18,21 +18,18 @@ fn panic(_: &core::panic::PanicInfo) -> ! {
 
 /// A histogram of the low byte of each input word: block-shared bins counted with block-scope
 /// relaxed reductions, then merged into the global histogram with device-scope ones. The init
-/// and merge loops count in bytes: one `u32` that is both the offset of the bin and the exit
-/// test (nvcc's twin indexes by the bin number, which ptxas scales in the address); counting by
-/// bin number, LLVM's loop strength reduction adds a second, 64-bit, induction variable for the
-/// addresses.
+/// and merge loops go over the bin number, as the CUDA twins do: ptxas scales it into each
+/// shared access (`[R.X4]`) once LLVM leaves the address arithmetic alone (the lean-loops build,
+/// `PtxBuilder::loop_strength_reduction(false)`).
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn histogram(input: *const u32, n: u32, hist: *mut u32) {
     let bins = block_shared!(BINS: [u32; 256]).cast::<u32>();
     let t = thread_idx().x;
-    const BYTES: u32 = 256 * 4;
-    let step = block_dim().x * 4;
-    let mut offset = t * 4;
-    while offset < BYTES {
+    let mut bin = t;
+    while bin < 256 {
         // SAFETY: a bin of this block's array; the barrier below orders it before the counts.
-        unsafe { plain::write_shared(bins.byte_add(offset as usize), 0) };
-        offset += step;
+        unsafe { plain::write_shared(bins.add(bin as usize), 0) };
+        bin += block_dim().x;
     }
     sync_threads();
     let mut i = block_idx().x * block_dim().x + t;
@@ -45,15 +42,14 @@ pub unsafe extern "ptx-kernel" fn histogram(input: *const u32, n: u32, hist: *mu
         i += block_dim().x * grid_dim().x;
     }
     sync_threads();
-    let mut offset = t * 4;
-    while offset < BYTES {
+    let mut bin = t;
+    while bin < 256 {
         // SAFETY: the counts are complete (barrier above); `hist` has 256 bins in global memory.
         unsafe {
-            let count = plain::read_shared(bins.byte_add(offset as usize));
-            AtomicRef::<u32, Device>::from_global_ptr(hist.byte_add(offset as usize))
-                .add(count, Relaxed);
+            let count = plain::read_shared(bins.add(bin as usize));
+            AtomicRef::<u32, Device>::from_global_ptr(hist.add(bin as usize)).add(count, Relaxed);
         }
-        offset += step;
+        bin += block_dim().x;
     }
 }
 

@@ -7,8 +7,9 @@
 //!
 //! * **Rust**: `benches/kernel-cost/kernels.rs`, atomics through
 //!   `AtomicRef::from_global_ptr`/`from_shared_ptr`, plain shared accesses through
-//!   `plain::read_shared`/`write_shared`; built by `PtxBuilder` twice, with LLVM's runtime
-//!   unrolling (the default) and without it (`.runtime_unroll(false)`);
+//!   `plain::read_shared`/`write_shared`; built by `PtxBuilder` three times: with LLVM's
+//!   defaults, without runtime unrolling (`.runtime_unroll(false)`), and also without loop
+//!   strength reduction (`.loop_strength_reduction(false)`, "lean loops");
 //! * **libcu++**: `benches/kernel-cost/libcu.cu`, `cuda::atomic_ref`;
 //! * **intrinsics**: `benches/kernel-cost/intrinsics.cu`, `atomicAdd`, `atomicAdd_block`,
 //!   `atomicCAS`, and `volatile` accesses with `__threadfence()` for acquire/release;
@@ -20,7 +21,7 @@
 //! SASS instructions and its memory loads (`LD`, `LDG`, `LDS`, `LDL`: not constant-bank reads).
 //!
 //! [`done_when`] is the target of the comparison: at each architecture, each Rust kernel (the
-//! better of its two builds, named in the report) has at most 2 SASS instructions more than the
+//! best of its three builds, named in the report) has at most 2 SASS instructions more than the
 //! smaller of its two twins, in total and in the hot loop.
 
 use crate::cuda_tools::{self, CudaTools, Measured, nvcc_ptx};
@@ -63,6 +64,9 @@ pub enum Side {
     Rust,
     /// `scoped-atomics`, built with `PtxBuilder::runtime_unroll(false)`.
     RustNoUnroll,
+    /// `scoped-atomics`, built with `PtxBuilder::runtime_unroll(false)` and
+    /// `.loop_strength_reduction(false)`.
+    RustLeanLoops,
     /// CUDA C++ with `cuda::atomic_ref`.
     Libcu,
     /// CUDA C++ with the classic intrinsics.
@@ -70,9 +74,10 @@ pub enum Side {
 }
 
 impl Side {
-    pub const ALL: [Side; 4] = [
+    pub const ALL: [Side; 5] = [
         Side::Rust,
         Side::RustNoUnroll,
+        Side::RustLeanLoops,
         Side::Libcu,
         Side::Intrinsics,
     ];
@@ -81,6 +86,7 @@ impl Side {
         match self {
             Side::Rust => "Rust",
             Side::RustNoUnroll => "Rust, no runtime unroll",
+            Side::RustLeanLoops => "Rust, no runtime unroll nor loop strength reduction",
             Side::Libcu => "libcu++",
             Side::Intrinsics => "intrinsics",
         }
@@ -164,11 +170,11 @@ pub fn our_side(costs: &Costs, target: Target, kernel: &str) -> Side {
             .and_then(|k| k.get(kernel))
             .map_or(usize::MAX, |c| c.sass)
     };
-    if sass(Side::RustNoUnroll) < sass(Side::Rust) {
-        Side::RustNoUnroll
-    } else {
-        Side::Rust
-    }
+    // The first of the smallest, in the order of `Side::ALL` (the defaults first).
+    [Side::Rust, Side::RustNoUnroll, Side::RustLeanLoops]
+        .into_iter()
+        .min_by_key(|side| sass(*side))
+        .unwrap_or(Side::Rust)
 }
 
 /// The kernels that miss the target (see the module docs), each with its numbers; empty if
@@ -206,10 +212,11 @@ pub fn report(costs: &Costs) -> String {
          Instruction counts, not timings (no GPU is involved). Seven kernels written three ways \
          with the same orders, scopes and loops: Rust with scoped-atomics (`from_global_ptr`, \
          `from_shared_ptr`, `plain::read_shared`/`write_shared`; built with LLVM's runtime \
-         unrolling and with `PtxBuilder::runtime_unroll(false)`), CUDA C++ with libcu++ \
-         `cuda::atomic_ref`, and CUDA C++ with the classic intrinsics (nvcc 13.5 `-O3`); all \
-         assembled by ptxas 13.5. Cells: Rust / Rust without runtime unrolling / libcu++ / \
-         intrinsics. Hot loop: the largest SASS loop; loads: `LD`/`LDG`/`LDS`/`LDL` in it.\n\n",
+         unrolling, with `PtxBuilder::runtime_unroll(false)`, and with that and \
+         `.loop_strength_reduction(false)`), CUDA C++ with libcu++ `cuda::atomic_ref`, and CUDA \
+         C++ with the classic intrinsics (nvcc 13.5 `-O3`); all assembled by ptxas 13.5. Cells: \
+         Rust / Rust without runtime unrolling / Rust with lean loops (neither runtime unrolling \
+         nor loop strength reduction) / libcu++ / intrinsics. Hot loop: the largest SASS loop; loads: `LD`/`LDG`/`LDS`/`LDL` in it.\n\n",
     );
     for target in TARGETS {
         let _ = write!(
@@ -266,9 +273,9 @@ pub fn report(costs: &Costs) -> String {
     md
 }
 
-/// The Rust kernels' PTX for `target`, with or without runtime unrolling: a scratch crate under
+/// The Rust kernels' PTX for `target`, built as `side` says: a scratch crate under
 /// `target/device-cost/kernels/crate` built by `PtxBuilder`.
-fn our_ptx(tc: &Toolchain, target: Target, runtime_unroll: bool) -> Result<PathBuf, Error> {
+fn our_ptx(tc: &Toolchain, target: Target, side: Side) -> Result<PathBuf, Error> {
     let dir = tc.root.join("target/device-cost/kernels/crate");
     fs::create_dir_all(dir.join("src")).map_err(|e| Error::Failed(e.to_string()))?;
     let manifest = format!(
@@ -279,15 +286,17 @@ fn our_ptx(tc: &Toolchain, target: Target, runtime_unroll: bool) -> Result<PathB
     );
     write_if_changed(&dir.join("Cargo.toml"), &manifest)?;
     write_if_changed(&dir.join("src/lib.rs"), RUST_SOURCE)?;
-    let out = tc.root.join(if runtime_unroll {
-        "target/device-cost/kernels/unroll"
-    } else {
-        "target/device-cost/kernels/no-unroll"
-    });
+    let (out, runtime_unroll, loop_strength_reduction) = match side {
+        Side::Rust => ("unroll", true, true),
+        Side::RustNoUnroll => ("no-unroll", false, true),
+        Side::RustLeanLoops => ("lean-loops", false, false),
+        Side::Libcu | Side::Intrinsics => unreachable!("{side:?} is not Rust"),
+    };
     PtxBuilder::new(&dir)
         .arch(target.name())
         .runtime_unroll(runtime_unroll)
-        .out_dir(out)
+        .loop_strength_reduction(loop_strength_reduction)
+        .out_dir(tc.root.join("target/device-cost/kernels").join(out))
         .build()
         .map_err(|e| Error::Failed(format!("building the Rust kernels: {e}")))
 }
@@ -327,8 +336,7 @@ pub fn measure_all(tc: &Toolchain, cuda: &CudaTools) -> Result<Costs, Error> {
     for target in TARGETS {
         for side in Side::ALL {
             let ptx = match side {
-                Side::Rust => our_ptx(tc, target, true)?,
-                Side::RustNoUnroll => our_ptx(tc, target, false)?,
+                Side::Rust | Side::RustNoUnroll | Side::RustLeanLoops => our_ptx(tc, target, side)?,
                 Side::Libcu | Side::Intrinsics => their_ptx(tc, cuda, target, side)?,
             };
             let measured = cuda_tools::measure(tc, cuda, &ptx, target)?;
@@ -390,6 +398,7 @@ mod tests {
             for (side, (sass, hot)) in [
                 (Side::Rust, ours),
                 (Side::RustNoUnroll, no_unroll),
+                (Side::RustLeanLoops, (no_unroll.0 + 1, no_unroll.1)),
                 (Side::Libcu, (libcu, libcu / 2)),
                 (Side::Intrinsics, (intr, intr / 2)),
             ] {
@@ -418,6 +427,16 @@ mod tests {
             Side::RustNoUnroll
         );
         assert!(done_when(&c).is_empty());
+        // Lean loops where they are the smallest build.
+        let mut c = costs((47, 11), (47, 11), 45, 42);
+        for target in TARGETS {
+            c.get_mut(&(target, Side::RustLeanLoops))
+                .unwrap()
+                .insert("histogram".into(), cost(42, 11));
+        }
+        assert_eq!(our_side(&c, Target::Sm80, "histogram"), Side::RustLeanLoops);
+        assert_eq!(our_side(&c, Target::Sm80, "ticket_lock"), Side::Rust);
+        assert_eq!(done_when(&c).len(), 12); // every other kernel, at both targets
         // A kernel missing from a side is a miss.
         let mut c = costs((40, 20), (40, 20), 40, 44);
         c.get_mut(&(Target::Sm90, Side::Libcu))

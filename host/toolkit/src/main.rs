@@ -25,13 +25,16 @@
 //! `--verbose` (for `demo` and `ptx`) adds the per-operation and CAS-loop tables and the
 //! per-kernel instruction lists.
 //!
-//! `ptx --crate PATH [--target T|all] [--out DIR] [--debug] [--no-runtime-unroll]` builds a
+//! `ptx --crate PATH [--target T|all] [--out DIR] [--debug] [--no-runtime-unroll]
+//! [--no-loop-strength-reduction]` builds a
 //! user's kernel crate instead (`T`: any architecture of `scoped_atomics_build::ARCHS`,
 //! optionally with a PTX ISA version: `sm_75`, `sm_100`, `sm_70_ptx83`), with
 //! [`scoped_atomics_host::build::PtxBuilder`] (every target by default), assembles each PTX with
 //! ptxas and lists its kernels; the PTX goes to `DIR` (default `PATH/target/ptx`).
 //! `--no-runtime-unroll` is `PtxBuilder::runtime_unroll(false)`: LLVM does not unroll loops of
 //! run-time trip count, which keeps a loop around a spin (a ticket lock) from being copied ×4.
+//! `--no-loop-strength-reduction` is `PtxBuilder::loop_strength_reduction(false)`: LLVM leaves a
+//! loop's address arithmetic to ptxas, which folds an index into a scaled shared-memory access.
 //!
 //! `new DIR` writes a new kernel project into `DIR`: a copy of the repository's `examples/`
 //! workspace whose path dependencies point at this checkout (`cd DIR && cargo test`).
@@ -115,6 +118,11 @@ struct PtxArgs {
     /// a loop around a spin (a ticket lock) is not copied ×4.
     #[arg(long, requires = "kernel_crate")]
     no_runtime_unroll: bool,
+    /// Build --crate without LLVM's loop strength reduction
+    /// (`PtxBuilder::loop_strength_reduction(false)`): ptxas, not LLVM, derives a loop's
+    /// addresses from its index.
+    #[arg(long, requires = "kernel_crate")]
+    no_loop_strength_reduction: bool,
 }
 
 /// The targets of `--target`: `all` (the conformance check's four), or one architecture of the
@@ -174,6 +182,7 @@ fn ptx(args: PtxArgs) -> ExitCode {
             out: out_dir.as_deref(),
             release,
             runtime_unroll: !args.no_runtime_unroll,
+            loop_strength_reduction: !args.no_loop_strength_reduction,
             verbose,
         };
         return ptx_crate(&path, &targets, &options);
@@ -297,6 +306,7 @@ struct CrateOptions<'a> {
     out: Option<&'a str>,
     release: bool,
     runtime_unroll: bool,
+    loop_strength_reduction: bool,
     verbose: bool,
 }
 
@@ -307,6 +317,7 @@ fn ptx_crate(path: &str, targets: &[GpuTarget], options: &CrateOptions) -> ExitC
         out,
         release,
         runtime_unroll,
+        loop_strength_reduction,
         verbose,
     } = options;
     use scoped_atomics_host::build::{Error, PtxBuilder};
@@ -325,6 +336,7 @@ fn ptx_crate(path: &str, targets: &[GpuTarget], options: &CrateOptions) -> ExitC
             .gpu_target(target)
             .release(release)
             .runtime_unroll(runtime_unroll)
+            .loop_strength_reduction(loop_strength_reduction)
             .verify_with_ptxas(true);
         if let Some(dir) = out {
             builder = builder.out_dir(dir);

@@ -186,8 +186,14 @@ fn a_missing_nightly_is_named_with_the_command_that_installs_it() {
 }
 
 #[test]
-fn no_runtime_unroll_goes_with_a_kernel_crate() {
-    let o = run(&["ptx", "--no-runtime-unroll"]);
+fn the_loop_flags_go_with_a_kernel_crate() {
+    for flag in ["--no-runtime-unroll", "--no-loop-strength-reduction"] {
+        only_with_a_kernel_crate(flag);
+    }
+}
+
+fn only_with_a_kernel_crate(flag: &str) {
+    let o = run(&["ptx", flag]);
     assert_eq!(o.status.code(), Some(2));
     let e = stderr(&o);
     assert!(e.contains("--crate"), "{e}");
@@ -195,7 +201,7 @@ fn no_runtime_unroll_goes_with_a_kernel_crate() {
     // Accepted with `--crate`: the error is then about the path.
     let o = run(&[
         "ptx",
-        "--no-runtime-unroll",
+        flag,
         "--crate",
         "/nonexistent/kernels",
         "--target",
