@@ -676,49 +676,40 @@ mod tests {
     }
 
     #[test]
-    fn runtime_unrolling_is_on_by_default_and_off_on_request() {
+    fn the_loop_passes_are_on_by_default_and_off_on_request() {
+        type Switch = fn(PtxBuilder, bool) -> PtxBuilder;
+        let passes: [(&str, Switch); 2] = [
+            (
+                "-Cllvm-args=-unroll-runtime=false",
+                PtxBuilder::runtime_unroll,
+            ),
+            (
+                "-Cllvm-args=-disable-lsr",
+                PtxBuilder::loop_strength_reduction,
+            ),
+        ];
         let target = GpuTarget::new("sm_80", None).unwrap();
-        let flag = "-Cllvm-args=-unroll-runtime=false".to_string();
-        assert!(!PtxBuilder::new("k").rustflags(&target).contains(&flag));
-        let off = PtxBuilder::new("k")
-            .runtime_unroll(false)
-            .rustflags(&target);
-        assert!(
-            off.contains(&flag) && off.contains(&"-Ctarget-cpu=sm_80".to_string()),
-            "{off:?}"
-        );
-        assert!(
-            !PtxBuilder::new("k")
-                .runtime_unroll(false)
-                .runtime_unroll(true)
+        let flags = |switches: &[(Switch, bool)]| {
+            switches
+                .iter()
+                .fold(PtxBuilder::new("k"), |b, (switch, on)| switch(b, *on))
                 .rustflags(&target)
-                .contains(&flag)
-        );
-    }
-
-    #[test]
-    fn loop_strength_reduction_is_on_by_default_and_off_on_request() {
-        let target = GpuTarget::new("sm_90", None).unwrap();
-        let flag = "-Cllvm-args=-disable-lsr".to_string();
-        assert!(!PtxBuilder::new("k").rustflags(&target).contains(&flag));
-        let off = PtxBuilder::new("k")
-            .loop_strength_reduction(false)
-            .rustflags(&target);
-        assert!(off.contains(&flag), "{off:?}");
-        let both = PtxBuilder::new("k")
-            .loop_strength_reduction(false)
-            .runtime_unroll(false)
-            .rustflags(&target);
+        };
+        for (flag, switch) in passes {
+            let flag = flag.to_string();
+            assert!(!flags(&[]).contains(&flag));
+            let off = flags(&[(switch, false)]);
+            assert!(
+                off.contains(&flag) && off.contains(&"-Ctarget-cpu=sm_80".to_string()),
+                "{off:?}"
+            );
+            assert!(!flags(&[(switch, false), (switch, true)]).contains(&flag));
+        }
+        // Both off: both flags.
+        let both = flags(&[(passes[0].1, false), (passes[1].1, false)]);
         assert!(
-            both.contains(&flag) && both.contains(&"-Cllvm-args=-unroll-runtime=false".to_string()),
+            passes.iter().all(|(f, _)| both.contains(&f.to_string())),
             "{both:?}"
-        );
-        assert!(
-            !PtxBuilder::new("k")
-                .loop_strength_reduction(false)
-                .loop_strength_reduction(true)
-                .rustflags(&target)
-                .contains(&flag)
         );
     }
 
