@@ -59,15 +59,18 @@
 //! ```
 
 pub mod call_sites;
+mod crate_info;
+mod error;
 mod gpu_target;
 pub mod ptx;
 mod tools;
 
+use crate_info::{dep_info_sources, lib_name, package_name};
+pub use error::{Error, ptxas_error};
 pub use gpu_target::{ARCHS, GpuTarget, PTX_ISAS, parse_ptx_isa};
 pub use tools::find_tools;
 
 use ptx::Toolchain;
-use std::fmt;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -75,90 +78,6 @@ use std::process::Command;
 /// The pinned nightly the PTX is built with (also in `tools/nightly-toolchain`); the environment
 /// variable `SCOPED_ATOMICS_NIGHTLY` overrides it.
 pub const PINNED_NIGHTLY: &str = "nightly-2026-05-20";
-
-/// Why a build failed. Every variant's message names the problem and, for a missing tool, says
-/// in one line how to install it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Error {
-    /// The architecture is not one of [`ARCHS`].
-    UnknownArch(String),
-    /// The PTX ISA version is not one of [`PTX_ISAS`], or older than the architecture's oldest
-    /// (the message says which).
-    UnknownPtxIsa(String),
-    /// The path is not a crate with a library target.
-    NotAKernelCrate {
-        /// The crate directory given.
-        path: PathBuf,
-        /// What is wrong with it.
-        why: String,
-    },
-    /// The pinned nightly is not installed.
-    MissingToolchain(String),
-    /// The nightly has no `rust-src` (needed by `-Zbuild-std=core`).
-    MissingRustSrc(String),
-    /// No `ptxas` was found for the architecture.
-    MissingPtxas(String),
-    /// `cargo` failed: the command and its error output.
-    Cargo {
-        /// The command, environment included.
-        command: String,
-        /// Cargo's error output.
-        stderr: String,
-    },
-    /// `ptxas` rejected the PTX: its message and, where it names one, the PTX line.
-    Ptxas {
-        /// ptxas's first error line.
-        message: String,
-        /// The line number and text of the PTX line it names, if it names one.
-        line: Option<(usize, String)>,
-    },
-    /// Reading or writing a file failed.
-    Io(String),
-}
-
-impl fmt::Display for Error {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Error::UnknownArch(a) => write!(
-                f,
-                "unknown architecture `{a}`: accepted are {}",
-                ARCHS.map(|(arch, _)| arch).join(", ")
-            ),
-            Error::UnknownPtxIsa(why) => f.write_str(why),
-            Error::NotAKernelCrate { path, why } => {
-                write!(f, "{} is not a kernel crate: {why}", path.display())
-            }
-            Error::MissingToolchain(t) => write!(
-                f,
-                "the Rust toolchain {t} is not installed; install it with \
-                 `rustup toolchain install {t} --component rust-src`"
-            ),
-            Error::MissingRustSrc(t) => write!(
-                f,
-                "the toolchain {t} has no rust-src (needed by -Zbuild-std=core); install it with \
-                 `rustup component add rust-src --toolchain {t}`"
-            ),
-            Error::MissingPtxas(why) => write!(
-                f,
-                "ptxas not found ({why}); install it with `pip install nvidia-cuda-nvcc-cu12` \
-                 (or `bash tools/install.sh` in a scoped-atomics checkout) and set PTXAS=/path/to/ptxas"
-            ),
-            Error::Cargo { command, stderr } => {
-                write!(f, "building the PTX failed:\n$ {command}\n{stderr}")
-            }
-            Error::Ptxas { message, line } => {
-                write!(f, "ptxas rejected the PTX: {message}")?;
-                if let Some((n, text)) = line {
-                    write!(f, "\n  PTX line {n}: {}", text.trim())?;
-                }
-                Ok(())
-            }
-            Error::Io(why) => f.write_str(why),
-        }
-    }
-}
-
-impl std::error::Error for Error {}
 
 /// Builds a kernel crate to PTX (see the [module documentation](self)).
 ///
@@ -525,93 +444,6 @@ fn rustflags_config(flags: &[String]) -> String {
     )
 }
 
-/// The package name, from the manifest.
-fn package_name(manifest: &Path) -> String {
-    let text = fs::read_to_string(manifest).unwrap_or_default();
-    text.lines()
-        .skip_while(|l| l.trim() != "[package]")
-        .find_map(|l| {
-            let (key, value) = l.split_once('=')?;
-            (key.trim() == "name").then(|| value.trim().trim_matches('"').to_string())
-        })
-        .unwrap_or_default()
-}
-
-/// The library target's name (`cargo metadata`), or why there is none.
-fn lib_name(tools: &Toolchain, manifest: &Path) -> Result<String, Error> {
-    let mut cmd = Command::new(&tools.cargo);
-    ptx::clean_env(&mut cmd);
-    cmd.arg(format!("+{}", tools.nightly))
-        .args([
-            "metadata",
-            "--no-deps",
-            "--format-version",
-            "1",
-            "--offline",
-        ])
-        .arg("--manifest-path")
-        .arg(manifest);
-    let not_a_crate = |why: String| Error::NotAKernelCrate {
-        path: manifest.parent().unwrap_or(manifest).to_path_buf(),
-        why,
-    };
-    let output = cmd
-        .output()
-        .map_err(|e| not_a_crate(format!("cannot run cargo metadata: {e}")))?;
-    if !output.status.success() {
-        return Err(not_a_crate(
-            String::from_utf8_lossy(&output.stderr).trim().to_string(),
-        ));
-    }
-    let metadata: serde_json::Value = serde_json::from_slice(&output.stdout)
-        .map_err(|e| not_a_crate(format!("unreadable cargo metadata: {e}")))?;
-    let manifest = manifest.canonicalize().unwrap_or(manifest.to_path_buf());
-    let package = metadata["packages"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .find(|p| {
-            p["manifest_path"]
-                .as_str()
-                .is_some_and(|m| Path::new(m).canonicalize().ok().as_ref() == Some(&manifest))
-        })
-        .ok_or_else(|| not_a_crate("cargo metadata does not list it".into()))?;
-    package["targets"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .find(|t| {
-            t["kind"]
-                .as_array()
-                .is_some_and(|k| k.iter().any(|k| k == "lib" || k == "rlib"))
-        })
-        .and_then(|t| t["name"].as_str())
-        .map(|n| n.replace('-', "_"))
-        .ok_or_else(|| not_a_crate("it has no library target (src/lib.rs)".into()))
-}
-
-/// The source files of the build (the kernel crate and its dependencies, `core` excluded) from
-/// cargo's dep-info file `lib<name>.d`.
-fn dep_info_sources(target_dir: &Path, lib: &str, release: bool) -> Vec<PathBuf> {
-    let dir = if release { "release" } else { "debug" };
-    let dep_info = target_dir
-        .join("nvptx64-nvidia-cuda")
-        .join(dir)
-        .join(format!("lib{lib}.d"));
-    let Ok(text) = fs::read_to_string(dep_info) else {
-        return Vec::new();
-    };
-    let Some((_, deps)) = text.split_once(": ") else {
-        return Vec::new();
-    };
-    // Paths are separated by spaces; a space inside a path is escaped as `\ `.
-    deps.replace("\\ ", "\u{0}")
-        .split_whitespace()
-        .map(|p| PathBuf::from(p.replace('\u{0}', " ")))
-        .filter(|p| !p.components().any(|c| c.as_os_str() == "rustlib"))
-        .collect()
-}
-
 /// Assembles `ptx` with ptxas; a rejection names ptxas's message and the PTX line it points at.
 fn verify(tools: &Toolchain, ptx: &Path, target: &GpuTarget) -> Result<(), Error> {
     let ptxas = if target.needs_ptxas_12() {
@@ -628,39 +460,6 @@ fn verify(tools: &Toolchain, ptx: &Path, target: &GpuTarget) -> Result<(), Error
             let text = fs::read_to_string(ptx).unwrap_or_default();
             Err(ptxas_error(&message, &text))
         }
-    }
-}
-
-/// Turns ptxas's output into [`Error::Ptxas`]: the first error line and the PTX line it names
-/// (`<file>, line N; error : …`).
-///
-/// ```
-/// use scoped_atomics_build::{Error, ptxas_error};
-/// let ptx = ".version 7.0\n.target sm_70\nbad;\n";
-/// let e = ptxas_error("ptxas k.ptx, line 3; error   : Unknown instruction 'bad'", ptx);
-/// assert!(matches!(e, Error::Ptxas { line: Some((3, _)), .. }));
-/// ```
-pub fn ptxas_error(log: &str, ptx_text: &str) -> Error {
-    let find = |pattern: &str| {
-        log.lines()
-            .find(|l| l.to_ascii_lowercase().contains(pattern))
-    };
-    let first_error = find("; error")
-        .or_else(|| find("; fatal"))
-        .or_else(|| find("ptxas error"))
-        .or_else(|| find("ptxas fatal"))
-        .unwrap_or(log)
-        .trim()
-        .to_string();
-    let line = first_error
-        .split(", line ")
-        .nth(1)
-        .and_then(|rest| rest.split(';').next())
-        .and_then(|n| n.trim().parse::<usize>().ok())
-        .and_then(|n| Some((n, ptx_text.lines().nth(n.checked_sub(1)?)?.to_string())));
-    Error::Ptxas {
-        message: first_error,
-        line,
     }
 }
 
