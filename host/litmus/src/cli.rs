@@ -7,6 +7,7 @@
 
 use super::enumerate::{Outcome, decide};
 use super::parse::parse;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -100,13 +101,14 @@ pub fn run_options(program: &str, o: &Options) -> ExitCode {
         }
     }
     let mut records = Vec::new();
+    let mut out = std::io::stdout().lock();
     for f in &files {
         match check_file(f) {
             Ok((name, o)) => {
                 if json {
                     records.push(json_record(f, &name, &o, races));
-                } else {
-                    print_outcome(&name, &o, races);
+                } else if let Err(e) = print_outcome(&mut out, &name, &o, races) {
+                    return output_failed(program, &e);
                 }
             }
             Err(e) => {
@@ -120,13 +122,28 @@ pub fn run_options(program: &str, o: &Options) -> ExitCode {
         }
     }
     if json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&serde_json::Value::Array(records))
-                .expect("JSON of plain values")
-        );
+        let text = serde_json::to_string_pretty(&serde_json::Value::Array(records))
+            .expect("JSON of plain values");
+        if let Err(e) = writeln!(out, "{text}") {
+            return output_failed(program, &e);
+        }
+    }
+    if let Err(e) = out.flush() {
+        return output_failed(program, &e);
     }
     ExitCode::from(if failed { 2 } else { 0 })
+}
+
+/// The status after the results could not be written. When the reader went away
+/// (`ptx-litmus … | head`) nobody is left to read a message: end quietly, with the status a
+/// shell gives a process that SIGPIPE ends (128 + 13), so a pipeline still fails. Any other
+/// failure (a full disk) is said on standard error.
+fn output_failed(program: &str, e: &std::io::Error) -> ExitCode {
+    if e.kind() == std::io::ErrorKind::BrokenPipe {
+        return ExitCode::from(141);
+    }
+    eprintln!("{program}: cannot write the results to standard output: {e}");
+    ExitCode::from(2)
 }
 
 /// Parses and decides one file; the error names the file (and line and token for syntax errors).
@@ -164,24 +181,32 @@ fn collect(p: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
     }
 }
 
-fn print_outcome(name: &str, o: &Outcome, races: bool) {
-    println!(
+fn print_outcome(
+    out: &mut impl Write,
+    name: &str,
+    o: &Outcome,
+    races: bool,
+) -> std::io::Result<()> {
+    writeln!(
+        out,
         "{name} {} (candidates: {}, consistent: {})",
         o.verdict(),
         o.candidates,
         o.consistent
-    );
+    )?;
     for d in &o.deadlocks {
-        println!(
+        writeln!(
+            out,
             "deadlock: P{}:{} `{}` waits forever",
             d.thread, d.line, d.text
-        );
+        )?;
     }
     if races {
         for r in &o.races {
-            println!("race: {r}");
+            writeln!(out, "race: {r}")?;
         }
     }
+    Ok(())
 }
 
 fn json_record(f: &Path, name: &str, o: &Outcome, races: bool) -> serde_json::Value {

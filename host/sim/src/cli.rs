@@ -22,6 +22,8 @@
 //! findings, a line per call starting with the thread.
 
 use super::{Arg, Launch, Mode, Outcome, SimError, Simulator, VolatileMode};
+use std::fmt::Write as _;
+use std::io::Write as _;
 use std::process::ExitCode;
 
 /// The command's usage line (the first line of `--help`).
@@ -460,15 +462,6 @@ pub fn run_options(program: &str, o: &Options) -> ExitCode {
             .map(|s| s.to_string())
             .or_else(|| p.downcast_ref::<String>().cloned())
             .unwrap_or_default();
-        // Printing the report failed, not the simulation. When the reader went away
-        // (`ptx-sim … | head`) nobody is left to read a message: end quietly, with the status
-        // a shell gives a process that SIGPIPE ends (128 + 13), so a pipeline still fails.
-        if let Some(cause) = why.strip_prefix("failed printing to stdout: ") {
-            if cause.starts_with("Broken pipe") {
-                return ExitCode::from(141);
-            }
-            return bad(program, format!("cannot write the report to standard output: {cause}"));
-        }
         bad(
             program,
             format!(
@@ -565,6 +558,7 @@ fn run(program: &str, o: &Options) -> ExitCode {
     }
     let out = last.expect("at least one schedule");
     let found = !out.findings.is_empty();
+    let mut report = String::new();
     if o.json {
         let buffers: Vec<serde_json::Value> = out
             .buffers
@@ -584,13 +578,13 @@ fn run(program: &str, o: &Options) -> ExitCode {
             "findings": findings,
             "printed": out.printed,
         });
-        println!("{obj}");
+        let _ = writeln!(report, "{obj}");
     } else {
         for f in &out.findings {
-            println!("{f}");
+            let _ = writeln!(report, "{f}");
         }
         for line in &out.printed {
-            println!("printf {line}");
+            let _ = writeln!(report, "printf {line}");
         }
         let dims = |d: [u32; 3]| format!("{}x{}x{}", d[0], d[1], d[2]);
         let lockstep = if o.warp_lockstep {
@@ -599,7 +593,8 @@ fn run(program: &str, o: &Options) -> ExitCode {
             ""
         };
         if found {
-            println!(
+            let _ = writeln!(
+                report,
                 "sim: kernel {}, grid {}, block {}{lockstep}: {} finding(s) with seed {} (repeat with --seed {} --schedules 1)",
                 o.kernel,
                 dims(o.grid),
@@ -608,9 +603,10 @@ fn run(program: &str, o: &Options) -> ExitCode {
                 out.seed,
                 out.seed
             );
-            println!("sim: the PTX lines are those of {}", o.file);
+            let _ = writeln!(report, "sim: the PTX lines are those of {}", o.file);
         } else {
-            println!(
+            let _ = writeln!(
+                report,
                 "sim: kernel {}, grid {}, block {}{lockstep}, seed {}, {} schedule(s): no findings ({} PTX instructions executed)",
                 o.kernel,
                 dims(o.grid),
@@ -628,12 +624,31 @@ fn run(program: &str, o: &Options) -> ExitCode {
             } else {
                 String::new()
             };
-            println!("buffer {i}: {}{more}", shown.join(" "));
+            let _ = writeln!(report, "buffer {i}: {}{more}", shown.join(" "));
         }
+    }
+    if let Some(status) = write_report(program, &report) {
+        return status;
     }
     if found {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
+    }
+}
+
+/// Writes the report to standard output; the status to end with if that failed. When the
+/// reader went away (`ptx-sim … | head`) nobody is left to read a message: end quietly, with the
+/// status a shell gives a process that SIGPIPE ends (128 + 13), so a pipeline still fails. Any
+/// other failure (a full disk) is bad output, said on standard error.
+fn write_report(program: &str, report: &str) -> Option<ExitCode> {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(report.as_bytes()).and_then(|()| out.flush()) {
+        Ok(()) => None,
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Some(ExitCode::from(141)),
+        Err(e) => Some(bad(
+            program,
+            format!("cannot write the report to standard output: {e}"),
+        )),
     }
 }

@@ -357,3 +357,30 @@ fn a_report_that_cannot_be_written_is_an_error_naming_why() {
         "{err}"
     );
 }
+
+/// A reader that went away (`ptx-sim … | head`) ends the run quietly with 141, the status of a
+/// process ended by SIGPIPE, so that a pipeline still fails.
+#[test]
+fn a_closed_pipe_ends_quietly_with_141() {
+    // The read end is closed before the simulator starts: its report meets no reader.
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_ptx-sim"))
+        .args([
+            &corpus("calls.ptx"),
+            "--kernel",
+            "use_after_free",
+            "--grid",
+            "1",
+            "--block",
+            "1",
+            "--arg",
+            "buf:i32:1",
+        ])
+        .stdout(writer)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(141), "{err}");
+    assert!(err.is_empty(), "{err}");
+}

@@ -146,6 +146,15 @@ fn targets(t: &str) -> Result<Targets, String> {
 
 fn main() -> ExitCode {
     use clap::Parser;
+    // Rust ignores SIGPIPE, so a write after the reader went away (`cargo host demo | head`)
+    // would panic with a backtrace; with the default action the process ends quietly, with the
+    // status 141 a shell reports for it, as other Unix tools do.
+    #[cfg(unix)]
+    // SAFETY: called first in `main`, before any other thread exists; restores the default
+    // action of one signal.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {

@@ -275,3 +275,34 @@ fn sim_takes_a_pointer_into_a_buffer_and_warp_lockstep() {
     );
     std::fs::remove_file(&file).unwrap();
 }
+
+/// A reader that went away (`cargo host ptx … | head`) ends the command quietly, by SIGPIPE as
+/// other Unix tools do; before, its next `println!` panicked with a backtrace (status 101).
+#[cfg(unix)]
+#[test]
+fn a_closed_pipe_ends_the_command_quietly() {
+    use std::os::unix::process::ExitStatusExt;
+    // The read end is closed before the command starts: its first write meets no reader.
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let out = Command::new(env!("CARGO_BIN_EXE_scoped-atomics-host"))
+        .args([
+            "ptx",
+            "--crate",
+            "/nonexistent/kernels",
+            "--target",
+            "sm_70",
+        ])
+        .stdout(writer)
+        .output()
+        .unwrap();
+    let err = stderr(&out);
+    const SIGPIPE: i32 = 13; // Linux and the BSDs
+    assert_eq!(
+        out.status.signal(),
+        Some(SIGPIPE),
+        "{:?}: {err}",
+        out.status
+    );
+    assert!(!err.contains("panicked"), "{err}");
+}
