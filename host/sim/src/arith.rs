@@ -11,7 +11,11 @@ impl World<'_> {
     #[cold]
     pub(super) fn float(&mut self, th: &mut Thread, f: &FloatInst) {
         let src = f.src.map(|s| self.val(th, s));
-        Self::set(th, f.d, fmath::float_op(f.op, f.round, f.sat, f.ty, src));
+        Self::set(
+            th,
+            f.d,
+            fmath::float_op(f.op, f.round, f.sat, f.ftz, f.ty, src),
+        );
     }
 
     #[cold]
@@ -22,7 +26,16 @@ impl World<'_> {
 
     #[cold]
     pub(super) fn cvt(&mut self, th: &mut Thread, c: &CvtInst) {
+        let f32 = Ty {
+            kind: Kind::F,
+            bytes: 4,
+        };
         let a = self.val(th, c.a);
+        let a = if c.ftz && c.src_ty == f32 {
+            fmath::flush_f32(a)
+        } else {
+            a
+        };
         let v = match c.b {
             // The packing form: `a` to the upper half, `b` to the lower.
             Some(b) => {
@@ -40,12 +53,19 @@ impl World<'_> {
             }
             None => convert_rounded(c.dst_ty, c.src_ty, c.round, c.int, c.sat, a),
         };
+        let v = if c.ftz && c.dst_ty == f32 {
+            fmath::flush_f32(v)
+        } else {
+            v
+        };
         Self::set(th, c.d, v);
     }
 
     #[cold]
     pub(super) fn setp(&mut self, th: &mut Thread, x: &SetpInst) {
-        let t = compare(x.cmp, x.ty, self.val(th, x.a), self.val(th, x.b));
+        let (a, b) = (self.val(th, x.a), self.val(th, x.b));
+        let flush = |v| if x.ftz { fmath::flush_f32(v) } else { v };
+        let t = compare(x.cmp, x.ty, flush(a), flush(b));
         let combine = |t: bool| match x.combine {
             None => t,
             Some((op, c, negate)) => {

@@ -5,8 +5,8 @@
 //! direction. The approximations (`.approx`: `rsqrt`, `ex2`, `lg2`, `sin`, `cos`, `tanh`) are
 //! computed in `f64` and rounded: a value within every error bound the ISA gives.
 
-use super::decode::{FloatOp, Kind, Round, TestClass, Ty};
-use super::values::{half_from_f64, half_to_f32};
+use super::decode::{BinOp, FloatOp, Kind, Round, TestClass, Ty, UnOp};
+use super::values::{binary, half_from_f64, half_to_f32, unary};
 
 /// A scalar floating-point format.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -185,7 +185,12 @@ fn exact(op: FloatOp, a: f64, b: f64, c: f64) -> (f64, i8) {
         FloatOp::Sin => (a.sin(), 0),
         FloatOp::Cos => (a.cos(), 0),
         FloatOp::Tanh => (a.tanh(), 0),
-        FloatOp::Copysign | FloatOp::Testp(_) => unreachable!("not arithmetic"),
+        FloatOp::Copysign
+        | FloatOp::Testp(_)
+        | FloatOp::Min
+        | FloatOp::Max
+        | FloatOp::Abs
+        | FloatOp::Neg => unreachable!("not rounded arithmetic"),
     }
 }
 
@@ -207,8 +212,52 @@ fn test(class: TestClass, fmt: Fmt, bits: u64) -> bool {
     }
 }
 
-/// A floating-point instruction of the cold path on the raw register values.
-pub fn float_op(op: FloatOp, mode: Round, sat: bool, ty: Ty, src: [u64; 3]) -> u64 {
+/// `.ftz`: an `.f32` subnormal (of the low 32 bits) flushed to zero of the same sign; any other
+/// value as it is.
+pub fn flush_f32(bits: u64) -> u64 {
+    let v = bits as u32;
+    if v & 0x7f80_0000 == 0 {
+        u64::from(v & 0x8000_0000)
+    } else {
+        bits
+    }
+}
+
+/// A floating-point instruction of the cold path on the raw register values; with `ftz` on an
+/// `.f32` type, subnormal sources and results flushed to zero (the sign kept), as `.ftz` says.
+pub fn float_op(op: FloatOp, mode: Round, sat: bool, ftz: bool, ty: Ty, src: [u64; 3]) -> u64 {
+    let ftz = ftz && Fmt::of(ty) == (Fmt::F32, 1);
+    if ftz {
+        let r = float_op(op, mode, sat, false, ty, src.map(flush_f32));
+        // `testp` gives a predicate, not a value.
+        return if matches!(op, FloatOp::Testp(_)) {
+            r
+        } else {
+            flush_f32(r)
+        };
+    }
+    match op {
+        FloatOp::Min | FloatOp::Max => {
+            let bin = if op == FloatOp::Min {
+                BinOp::Min
+            } else {
+                BinOp::Max
+            };
+            return binary(bin, ty, src[0], src[1]).unwrap_or(src[0]);
+        }
+        FloatOp::Abs | FloatOp::Neg => {
+            return unary(
+                if op == FloatOp::Abs {
+                    UnOp::Abs
+                } else {
+                    UnOp::Neg
+                },
+                ty,
+                src[0],
+            );
+        }
+        _ => {}
+    }
     let (fmt, lanes) = Fmt::of(ty);
     let width = fmt.bits();
     let lane_mask = if width == 64 {
@@ -265,7 +314,7 @@ mod tests {
 
     fn f32op(op: FloatOp, mode: Round, a: f32, b: f32, c: f32) -> f32 {
         let src = [a, b, c].map(|v| u64::from(v.to_bits()));
-        f32::from_bits(float_op(op, mode, false, F32, src) as u32)
+        f32::from_bits(float_op(op, mode, false, false, F32, src) as u32)
     }
 
     #[test]
@@ -305,6 +354,7 @@ mod tests {
             FloatOp::Fma,
             Round::Rm,
             false,
+            false,
             F64,
             [1f64.to_bits(), 1f64.to_bits(), 1e-300f64.to_bits()],
         );
@@ -313,9 +363,48 @@ mod tests {
             FloatOp::Fma,
             Round::Rp,
             false,
+            false,
             F64,
             [1f64.to_bits(), 1f64.to_bits(), 1e-300f64.to_bits()],
         );
         assert_eq!(f64::from_bits(r), 1f64.next_up());
+    }
+
+    #[test]
+    fn ftz_flushes_f32_subnormal_sources_and_results_to_signed_zero() {
+        let bits = |v: f32| u64::from(v.to_bits());
+        let op = |op, ftz, a: f32, b: f32| {
+            f32::from_bits(float_op(op, Round::Rn, false, ftz, F32, [bits(a), bits(b), 0]) as u32)
+        };
+        let tiny = f32::MIN_POSITIVE / 4.0; // subnormal
+        assert!(tiny > 0.0 && !tiny.is_normal());
+        // A subnormal source is zero: 1 + tiny is 1 either way, but tiny * 2^20 is not.
+        assert_eq!(
+            op(FloatOp::Mul, false, tiny, 2f32.powi(20)),
+            tiny * 2f32.powi(20)
+        );
+        assert_eq!(op(FloatOp::Mul, true, tiny, 2f32.powi(20)), 0.0);
+        // A subnormal result is zero of its sign.
+        let r = op(FloatOp::Mul, true, -f32::MIN_POSITIVE, 0.5);
+        assert_eq!((r, r.is_sign_negative()), (0.0, true));
+        assert!(op(FloatOp::Mul, false, -f32::MIN_POSITIVE, 0.5) < 0.0);
+        // min/max/abs/neg take their `.ftz` form here: the flushed source.
+        assert_eq!(op(FloatOp::Max, true, tiny, 0.0), 0.0);
+        assert_eq!(op(FloatOp::Max, false, tiny, 0.0), tiny);
+        let r = op(FloatOp::Neg, true, tiny, 0.0);
+        assert_eq!((r, r.is_sign_negative()), (0.0, true));
+        // Normal values and f64 are untouched.
+        assert_eq!(op(FloatOp::Add, true, 1.5, 2.25), 3.75);
+        let r = float_op(
+            FloatOp::Mul,
+            Round::Rn,
+            false,
+            true,
+            F64,
+            [1e-310f64.to_bits(), 1f64.to_bits(), 0],
+        );
+        assert_eq!(f64::from_bits(r), 1e-310);
+        assert_eq!(flush_f32(bits(tiny)), 0);
+        assert_eq!(flush_f32(bits(-tiny)), bits(-0.0));
     }
 }

@@ -21,7 +21,8 @@
 //! `redux.sync`, `activemask`, `bar.warp.sync`, with the member-mask rules), named barriers
 //! (`bar.sync`/`bar.arrive`/`bar.red` with ids and thread counts), non-inlined functions with
 //! `.local` frames, `printf` ([`Outcome::printed`]), vector accesses and the arithmetic of `-O3`
-//! code with its rounding modifiers.
+//! code with its rounding modifiers, and `.ftz` (`-use_fast_math`: an `.f32` subnormal source or
+//! result is zero of its sign).
 //!
 //! **Two views of `volatile`.** PTX makes a volatile access a relaxed one at system scope, so
 //! volatile accesses of the same location never race with each other; CUDA C++ (and the

@@ -241,3 +241,77 @@ fn vector_parameters_of_a_call() {
         [20u32.to_le_bytes(), 50u32.to_le_bytes()].concat()
     );
 }
+
+/// `.ftz` on `.f32` (nvcc's `-use_fast_math`, `-ftz=true`): a subnormal source or result is
+/// flushed to zero of the same sign (PTX ISA, "Floating-point instructions": subnormal numbers).
+/// Each line computes one instruction on 2^-127 (subnormal: f32's smallest normal is 2^-126),
+/// with and without `.ftz`.
+#[test]
+fn ftz_flushes_subnormal_f32_sources_and_results() {
+    const FTZ: &str = "
+.version 8.0
+.target sm_80
+.address_size 64
+.visible .entry ftz(.param .u64 ftz_out)
+{
+	.reg .b32 %r<16>;
+	.reg .b64 %rd<4>;
+	.reg .pred %p<4>;
+	.reg .f32 %f<24>;
+	ld.param.u64 %rd1, [ftz_out];
+	mov.f32 %f1, 0f00400000;
+	mul.f32 %f2, %f1, 0f4B000000;
+	st.global.f32 [%rd1], %f2;
+	mul.ftz.f32 %f3, %f1, 0f4B000000;
+	st.global.f32 [%rd1+4], %f3;
+	mul.f32 %f4, 0f80800000, 0f3F000000;
+	st.global.f32 [%rd1+8], %f4;
+	mul.ftz.f32 %f5, 0f80800000, 0f3F000000;
+	st.global.f32 [%rd1+12], %f5;
+	fma.rn.ftz.f32 %f6, %f1, 0f4B000000, 0f3F800000;
+	st.global.f32 [%rd1+16], %f6;
+	setp.gt.f32 %p1, %f1, 0f00000000;
+	selp.u32 %r1, 1, 0, %p1;
+	st.global.u32 [%rd1+20], %r1;
+	setp.gt.ftz.f32 %p2, %f1, 0f00000000;
+	selp.u32 %r2, 1, 0, %p2;
+	st.global.u32 [%rd1+24], %r2;
+	max.ftz.f32 %f7, %f1, 0f00000000;
+	st.global.f32 [%rd1+28], %f7;
+	neg.ftz.f32 %f8, %f1;
+	st.global.f32 [%rd1+32], %f8;
+	cvt.ftz.f64.f32 %rd2, %f1;
+	st.global.u64 [%rd1+40], %rd2;
+	add.ftz.f32 %f9, 0f3FC00000, 0f40100000;
+	st.global.f32 [%rd1+48], %f9;
+	ret;
+}
+";
+    let k = Simulator::new(FTZ).unwrap().kernel("ftz").unwrap();
+    let out = k
+        .launch(
+            &Launch::new([1; 3], [1; 3], vec![Arg::Buffer(vec![0; 56])]),
+            Vec::new(),
+        )
+        .unwrap();
+    assert!(out.completed, "{:?}", out.findings);
+    let b = &out.buffers[0];
+    let w = |k: usize| u32::from_le_bytes(b[k..k + 4].try_into().unwrap());
+    let f = |k: usize| f32::from_bits(w(k));
+    let tiny = f32::from_bits(0x0040_0000); // 2^-127
+    assert_eq!(f(0), tiny * 2f32.powi(23), "mul of a subnormal");
+    assert_eq!(w(4), 0, "mul.ftz: the subnormal source is +0");
+    assert_eq!(f(8), -f32::MIN_POSITIVE / 2.0, "mul giving a subnormal");
+    assert_eq!(w(12), 0x8000_0000, "mul.ftz: the subnormal result is -0");
+    assert_eq!(f(16), 1.0, "fma.ftz: 0 * 2^23 + 1");
+    assert_eq!(w(20), 1, "setp.gt of a subnormal and 0");
+    assert_eq!(w(24), 0, "setp.gt.ftz: the subnormal is 0");
+    assert_eq!(w(28), 0, "max.ftz of a subnormal and 0");
+    assert_eq!(w(32), 0x8000_0000, "neg.ftz of a subnormal: -0");
+    assert_eq!(
+        u64::from_le_bytes(b[40..48].try_into().unwrap()),
+        0,
+        "cvt.ftz.f64.f32 of a subnormal: +0"
+    );
+    assert_eq!(f(48), 3.75, "add.ftz of normal values");
+}

@@ -20,13 +20,19 @@ pub(super) fn rounding(rest: &[&str]) -> Option<Round> {
     })
 }
 
-/// Whether a float instruction needs the cold path: a directed rounding, `.sat`, or a half type
-/// in `fma`.
+/// Whether a float instruction needs the cold path: a directed rounding, `.sat`, `.ftz` on
+/// `.f32`, or a half type in `fma`.
 pub(super) fn cold_float(base: &str, rest: &[&str], ty: Ty) -> bool {
     ty.kind.is_float()
         && (!matches!(rounding(rest), None | Some(Round::Rn))
             || rest.contains(&"sat")
+            || ftz(rest, ty)
             || (matches!(base, "fma" | "mad") && (ty.kind != Kind::F || ty.bytes == 2)))
+}
+
+/// Whether `.ftz` applies: on `.f32` (on other types PTX ignores it or has none).
+pub(super) fn ftz(rest: &[&str], ty: Ty) -> bool {
+    rest.contains(&"ftz") && ty.kind == Kind::F && ty.bytes == 4
 }
 
 /// A comparison name of `setp` at type `ty` (`lo`/`ls`/`hi`/`hs` compare unsigned).
@@ -87,6 +93,10 @@ pub(super) fn float(
         "cos" => FloatOp::Cos,
         "tanh" => FloatOp::Tanh,
         "copysign" => FloatOp::Copysign,
+        "min" => FloatOp::Min,
+        "max" => FloatOp::Max,
+        "abs" => FloatOp::Abs,
+        "neg" => FloatOp::Neg,
         "testp" => FloatOp::Testp(match rest.first().copied() {
             Some("finite") => TestClass::Finite,
             Some("infinite") => TestClass::Infinite,
@@ -106,7 +116,13 @@ pub(super) fn float(
     }
     let sources = match op {
         FloatOp::Fma => 3,
-        FloatOp::Add | FloatOp::Sub | FloatOp::Mul | FloatOp::Div | FloatOp::Copysign => 2,
+        FloatOp::Add
+        | FloatOp::Sub
+        | FloatOp::Mul
+        | FloatOp::Div
+        | FloatOp::Copysign
+        | FloatOp::Min
+        | FloatOp::Max => 2,
         _ => 1,
     };
     need(i, 1 + sources)?;
@@ -118,6 +134,7 @@ pub(super) fn float(
         op,
         round: rounding(rest).unwrap_or(Round::Rn),
         sat: rest.contains(&"sat"),
+        ftz: ftz(rest, ty),
         ty,
         d: d.dst(i, &i.operands[0])?,
         src,
@@ -230,6 +247,7 @@ pub(super) fn cvt(d: &mut FnDecoder, i: &RawInstr, rest: &[&str]) -> Result<Op, 
         None => (rounding(rest), false),
     };
     let sat = rest.contains(&"sat");
+    let ftz = rest.contains(&"ftz") && (ftz(rest, dst_ty) || ftz(rest, src_ty));
     let packed = matches!(dst_ty.kind, Kind::F16x2 | Kind::Bf16x2);
     if packed && (i.operands.len() != 3 || src_ty != Ty::parse("f32").unwrap()) {
         return Err(err(i, "only cvt.rn.{f16x2,bf16x2}.f32 d, a, b packs"));
@@ -238,7 +256,8 @@ pub(super) fn cvt(d: &mut FnDecoder, i: &RawInstr, rest: &[&str]) -> Result<Op, 
         return Err(err(i, "cvt from a packed pair is not supported"));
     }
     let float_to_int = src_ty.kind.is_float() && !dst_ty.kind.is_float();
-    let plain = !(packed || sat || int || float_to_int) && matches!(round, None | Some(Round::Rn));
+    let plain =
+        !(packed || sat || int || float_to_int || ftz) && matches!(round, None | Some(Round::Rn));
     if plain {
         return Ok(Op::Cvt(
             dst_ty,
@@ -258,6 +277,7 @@ pub(super) fn cvt(d: &mut FnDecoder, i: &RawInstr, rest: &[&str]) -> Result<Op, 
         round,
         int,
         sat,
+        ftz,
         d: d.dst(i, &i.operands[0])?,
         a: d.src(i, &i.operands[1])?,
         b,
@@ -280,7 +300,8 @@ pub(super) fn setp(d: &mut FnDecoder, i: &RawInstr, rest: &[&str]) -> Result<Op,
         None => (d.dst(i, &i.operands[0])?, None),
     };
     let (a, b) = (d.src(i, &i.operands[1])?, d.src(i, &i.operands[2])?);
-    if combine_name.is_none() && q.is_none() {
+    let ftz = ftz(rest, ty);
+    if combine_name.is_none() && q.is_none() && !ftz {
         return Ok(Op::Setp(cmp, ty, p, a, b));
     }
     let combine = match combine_name {
@@ -299,6 +320,7 @@ pub(super) fn setp(d: &mut FnDecoder, i: &RawInstr, rest: &[&str]) -> Result<Op,
     Ok(Op::SetpX(Box::new(SetpInst {
         cmp,
         ty,
+        ftz,
         combine,
         p,
         q,

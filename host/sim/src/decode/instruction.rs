@@ -56,6 +56,9 @@ pub(super) fn decode_one(d: &mut FnDecoder, i: &RawInstr, at: usize) -> Result<O
         {
             arith::float(d, i, base, rest)?
         }
+        "min" | "max" | "abs" | "neg" if ty_last.is_some_and(|t| arith::ftz(rest, t)) => {
+            arith::float(d, i, base, rest)?
+        }
         "min" | "max"
             if rest
                 .iter()

@@ -39,6 +39,12 @@ pub enum FloatOp {
     Copysign,
     /// `testp.op`: a predicate on the class of `a`.
     Testp(TestClass),
+    /// `min`/`max` (the hot path's semantics), here for their `.ftz` form.
+    Min,
+    Max,
+    /// `abs`/`neg` (a sign change), here for their `.ftz` form.
+    Abs,
+    Neg,
 }
 
 /// The classes `testp` tests.
@@ -52,12 +58,15 @@ pub enum TestClass {
     Subnormal,
 }
 
-/// A cold floating-point instruction: operation, rounding, `.sat`, type, destination, sources.
+/// A cold floating-point instruction: operation, rounding, `.sat`, `.ftz`, type, destination,
+/// sources.
 #[derive(Clone, Debug)]
 pub struct FloatInst {
     pub op: FloatOp,
     pub round: Round,
     pub sat: bool,
+    /// `.ftz` on `.f32`: subnormal sources and results are flushed to zero of the same sign.
+    pub ftz: bool,
     pub ty: Ty,
     pub d: u32,
     pub src: [Src; 3],
@@ -110,6 +119,8 @@ pub struct CvtInst {
     pub round: Option<Round>,
     pub int: bool,
     pub sat: bool,
+    /// `.ftz` with an `.f32` source or destination: a subnormal one is flushed to zero.
+    pub ftz: bool,
     pub d: u32,
     pub a: Src,
     /// The second source of the packing form (converted to the lower half).
@@ -122,6 +133,8 @@ pub struct CvtInst {
 pub struct SetpInst {
     pub cmp: Cmp,
     pub ty: Ty,
+    /// `.ftz` on `.f32`: subnormal sources compare as zero of the same sign.
+    pub ftz: bool,
     /// `.and`/`.or`/`.xor` with `c` (`BinOp::And` … ), if any.
     pub combine: Option<(BinOp, Src, bool)>,
     pub p: u32,
