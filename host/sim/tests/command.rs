@@ -329,13 +329,9 @@ fn a_cooperative_launch_lets_grid_sync_run() {
     assert!(out.starts_with("fault:") && out.contains("trap"), "{out}");
 }
 
-/// A report that cannot be written is an error naming why (not a fault of the PTX).
-#[test]
-fn a_report_that_cannot_be_written_is_an_error_naming_why() {
-    let Ok(full) = std::fs::OpenOptions::new().write(true).open("/dev/full") else {
-        return; // no /dev/full on this system
-    };
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_ptx-sim"))
+/// A one-thread run of a kernel with a finding, its report written to `stdout`.
+fn report_to(stdout: std::process::Stdio) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_ptx-sim"))
         .args([
             &corpus("calls.ptx"),
             "--kernel",
@@ -347,9 +343,18 @@ fn a_report_that_cannot_be_written_is_an_error_naming_why() {
             "--arg",
             "buf:i32:1",
         ])
-        .stdout(full)
+        .stdout(stdout)
         .output()
-        .unwrap();
+        .unwrap()
+}
+
+/// A report that cannot be written is an error naming why (not a fault of the PTX).
+#[test]
+fn a_report_that_cannot_be_written_is_an_error_naming_why() {
+    let Ok(full) = std::fs::OpenOptions::new().write(true).open("/dev/full") else {
+        return; // no /dev/full on this system
+    };
+    let out = report_to(full.into());
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(
@@ -365,21 +370,7 @@ fn a_closed_pipe_ends_quietly_with_141() {
     // The read end is closed before the simulator starts: its report meets no reader.
     let (reader, writer) = std::io::pipe().unwrap();
     drop(reader);
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_ptx-sim"))
-        .args([
-            &corpus("calls.ptx"),
-            "--kernel",
-            "use_after_free",
-            "--grid",
-            "1",
-            "--block",
-            "1",
-            "--arg",
-            "buf:i32:1",
-        ])
-        .stdout(writer)
-        .output()
-        .unwrap();
+    let out = report_to(writer.into());
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(141), "{err}");
     assert!(err.is_empty(), "{err}");

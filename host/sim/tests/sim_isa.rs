@@ -111,17 +111,23 @@ const PTX: &str = "
 }
 ";
 
-#[test]
-fn each_instruction_computes_what_the_isa_defines() {
-    let k = Simulator::new(PTX).unwrap().kernel("isa").unwrap();
+/// Runs `kernel` of `ptx` on one thread with a zeroed buffer of `bytes` as its argument; the
+/// buffer afterwards.
+fn run_one(ptx: &str, kernel: &str, bytes: usize) -> Vec<u8> {
+    let k = Simulator::new(ptx).unwrap().kernel(kernel).unwrap();
     let out = k
         .launch(
-            &Launch::new([1; 3], [1; 3], vec![Arg::Buffer(vec![0; 136])]),
+            &Launch::new([1; 3], [1; 3], vec![Arg::Buffer(vec![0; bytes])]),
             Vec::new(),
         )
         .unwrap();
     assert!(out.completed, "{:?}", out.findings);
-    let b = &out.buffers[0];
+    out.buffers.into_iter().next().unwrap()
+}
+
+#[test]
+fn each_instruction_computes_what_the_isa_defines() {
+    let b = &run_one(PTX, "isa", 136);
     let w = |k: usize| u32::from_le_bytes(b[k..k + 4].try_into().unwrap());
     let f = |k: usize| f32::from_bits(w(k));
     assert_eq!(w(0), 0, "testp.finite of +inf");
@@ -287,15 +293,7 @@ fn ftz_flushes_subnormal_f32_sources_and_results() {
 	ret;
 }
 ";
-    let k = Simulator::new(FTZ).unwrap().kernel("ftz").unwrap();
-    let out = k
-        .launch(
-            &Launch::new([1; 3], [1; 3], vec![Arg::Buffer(vec![0; 56])]),
-            Vec::new(),
-        )
-        .unwrap();
-    assert!(out.completed, "{:?}", out.findings);
-    let b = &out.buffers[0];
+    let b = &run_one(FTZ, "ftz", 56);
     let w = |k: usize| u32::from_le_bytes(b[k..k + 4].try_into().unwrap());
     let f = |k: usize| f32::from_bits(w(k));
     let tiny = f32::from_bits(0x0040_0000); // 2^-127
