@@ -111,25 +111,23 @@ impl<S: Scope, F: BarrierCompletion> Barrier<S, F> {
     #[inline(always)]
     #[track_caller]
     fn arrive_hardware(object: *const u64, n: u32) -> ArrivalToken {
-        {
-            if n > mbarrier::MAX {
-                // Above the hardware's arrival count: undefined there, and necessarily more than
-                // the (at most 2^20 - 1) expected arrivals.
-                Message::new()
-                    .text("Barrier::arrive_n: a hardware barrier (mbarrier) takes at most 2^20 - 1 = ")
-                    .num(mbarrier::MAX as u64)
-                    .text(" arrivals at once, not ")
-                    .num(n as u64)
-                    .panic()
-            }
-            // SAFETY: `mbarrier()` found an initialised `mbarrier` in block-shared memory, and
-            // `1 <= n <= mbarrier::MAX`.
-            let token = unsafe { mbarrier::arrive_n(object, n) };
-            ArrivalToken {
-                token,
-                completed: false,
-                hardware: true,
-            }
+        if n > mbarrier::MAX {
+            // Above the hardware's arrival count: undefined there, and necessarily more than
+            // the (at most 2^20 - 1) expected arrivals.
+            Message::new()
+                .text("Barrier::arrive_n: a hardware barrier (mbarrier) takes at most 2^20 - 1 = ")
+                .num(mbarrier::MAX as u64)
+                .text(" arrivals at once, not ")
+                .num(n as u64)
+                .panic()
+        }
+        // SAFETY: the phase word's mark said `object` is an initialised `mbarrier` in block-shared
+        // memory, and `1 <= n <= mbarrier::MAX`.
+        let token = unsafe { mbarrier::arrive_n(object, n) };
+        ArrivalToken {
+            token,
+            completed: false,
+            hardware: true,
         }
     }
 
