@@ -144,9 +144,8 @@ mod imp {
 
 #[cfg(all(not(target_arch = "nvptx64"), any(feature = "std", loom)))]
 mod imp {
-    use super::super::emulation::{self, cluster_registers};
+    use super::super::emulation::{self, ClusterToken, cluster_registers};
     use super::Dim3;
-    use crate::sync::ArrivalToken;
 
     pub fn cluster_idx<T>() -> Dim3 {
         cluster_registers().cluster_idx
@@ -166,10 +165,10 @@ mod imp {
     pub fn cluster_size<T>() -> u32 {
         cluster_registers().shape.size()
     }
-    pub fn cluster_arrive() -> ArrivalToken {
+    pub fn cluster_arrive() -> ClusterToken {
         emulation::cluster_arrive()
     }
-    pub fn cluster_wait(token: ArrivalToken) {
+    pub fn cluster_wait(token: ClusterToken) {
         emulation::cluster_wait(token)
     }
     pub fn map_shared_rank<T>(ptr: *mut u8, rank: u32) -> *mut u8 {
@@ -192,7 +191,7 @@ mod imp {
 #[must_use = "a thread that arrives must wait before it arrives again"]
 pub struct ClusterArrival {
     #[cfg(all(not(target_arch = "nvptx64"), any(feature = "std", loom)))]
-    token: crate::sync::ArrivalToken,
+    token: super::emulation::ClusterToken,
     _not_send: core::marker::PhantomData<*const ()>,
 }
 

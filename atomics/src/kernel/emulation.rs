@@ -4,6 +4,7 @@
 use super::Dim3;
 #[cfg(not(loom))]
 use crate::Block;
+#[cfg(not(loom))]
 use crate::sync::ArrivalToken;
 use crate::{Barrier, Cluster};
 use std::alloc::{Layout, alloc, dealloc};
@@ -67,10 +68,17 @@ impl LoomBarrier {
     }
 
     fn arrive_and_wait(&self) {
+        self.wait(self.arrive());
+    }
+
+    /// Arrives: the phase of the arrival, and whether it was the phase's last (which then
+    /// completed it and unparked its waiters).
+    fn arrive(&self) -> LoomArrival {
         use core::sync::atomic::Ordering::AcqRel;
         let n = self.arrivals.fetch_add(1, AcqRel);
         let phase = n / self.expected;
-        if (n + 1) % self.expected == 0 {
+        let last = (n + 1) % self.expected == 0;
+        if last {
             let waiters = {
                 let mut waiting = locked(&self.waiting);
                 waiting.0 = phase + 1;
@@ -79,6 +87,16 @@ impl LoomBarrier {
             for waiter in waiters {
                 waiter.unpark();
             }
+        }
+        LoomArrival { phase, last }
+    }
+
+    /// Waits for the phase of `arrival` to complete (at once for its last arrival, which
+    /// acquired the others with its read-modify-write).
+    fn wait(&self, arrival: LoomArrival) {
+        use core::sync::atomic::Ordering::AcqRel;
+        let LoomArrival { phase, last } = arrival;
+        if last {
             return;
         }
         {
@@ -98,6 +116,29 @@ impl LoomBarrier {
         }
     }
 }
+
+/// One arrival at a [`LoomBarrier`]: its phase, and whether it was the phase's last.
+#[cfg(loom)]
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct LoomArrival {
+    phase: u64,
+    last: bool,
+}
+
+/// The cluster barrier: on the host the library's `Barrier<Cluster>` (its waiters spin, then
+/// park); under loom a [`LoomBarrier`], for the reason the block barrier is one there — with
+/// polling waiters, a cluster of two blocks of two threads and one `cluster_sync` ran for more
+/// than 15 minutes under loom without finishing.
+#[cfg(not(loom))]
+type ClusterBarrier = Barrier<Cluster>;
+#[cfg(loom)]
+type ClusterBarrier = LoomBarrier;
+/// An arrival at the cluster barrier ([`ClusterBarrier`]).
+#[cfg(not(loom))]
+pub(crate) type ClusterToken = ArrivalToken;
+/// An arrival at the cluster barrier ([`ClusterBarrier`]).
+#[cfg(loom)]
+pub(crate) type ClusterToken = LoomArrival;
 
 /// Locks a [`ModelMutex`] whether or not a thread panicked holding it (see [`locked`]).
 #[cfg(not(loom))]
@@ -164,7 +205,7 @@ pub struct BlockContext {
 /// ```
 pub struct ClusterContext {
     shape: Dim3,
-    barrier: Barrier<Cluster>,
+    barrier: ClusterBarrier,
     /// (rank of the block, call site, array).
     shared: Mutex<Vec<(u32, &'static str, SharedArray)>>,
 }
@@ -186,7 +227,7 @@ impl ClusterContext {
             });
         Arc::new(ClusterContext {
             shape,
-            barrier: Barrier::new(threads),
+            barrier: ClusterBarrier::new(threads),
             shared: Mutex::new(Vec::new()),
         })
     }
@@ -523,7 +564,7 @@ loom::thread_local! {
 /// # Panics
 /// If the thread arrived before and has not waited since (undefined on the device).
 #[track_caller]
-pub(crate) fn cluster_arrive() -> ArrivalToken {
+pub(crate) fn cluster_arrive() -> ClusterToken {
     let cluster = with(|c| c.block.cluster.clone());
     assert!(
         !ARRIVED.with(|a| a.replace(true)),
@@ -535,7 +576,7 @@ pub(crate) fn cluster_arrive() -> ArrivalToken {
 
 /// `barrier.cluster.wait` for the thread's arrival `token`.
 #[track_caller]
-pub(crate) fn cluster_wait(token: ArrivalToken) {
+pub(crate) fn cluster_wait(token: ClusterToken) {
     let cluster = with(|c| c.block.cluster.clone());
     ARRIVED.with(|a| a.set(false));
     cluster.barrier.wait(token);
