@@ -194,36 +194,14 @@ fn decode_and_launch_errors_print_their_own_message() {
 }
 
 /// A kernel whose threads each swap their index into `*p` and store the value they took out at
-/// `q[tid]`: the order of the swaps shows the schedule.
-const SWAP_PTX: &str = "\
-.version 7.0
-.target sm_70
-.address_size 64
-
-.visible .entry swap(.param .u64 p, .param .u64 q)
-{
-\t.reg .b32 %r<3>;
-\t.reg .b64 %rd<5>;
-\tld.param.u64 %rd1, [p];
-\tld.param.u64 %rd2, [q];
-\tmov.u32 %r1, %tid.x;
-\tatom.relaxed.gpu.global.exch.b32 %r2, [%rd1], %r1;
-\tmul.wide.u32 %rd3, %r1, 4;
-\tadd.s64 %rd4, %rd2, %rd3;
-\tst.global.u32 [%rd4], %r2;
-\tret;
-}
-";
-
-fn swap_file(test: &str) -> String {
-    let path = std::env::temp_dir().join(format!("ptx-sim-{test}-{}.ptx", std::process::id()));
-    std::fs::write(&path, SWAP_PTX).unwrap();
-    path.to_str().unwrap().to_string()
+/// `q[tid]`: the order of the swaps shows the schedule (the toolkit's CLI tests run it too).
+fn swap_file() -> String {
+    format!("{}/tests/fixtures/sim/swap.ptx", env!("CARGO_MANIFEST_DIR"))
 }
 
 #[test]
 fn a_pointer_into_a_buffer_and_warp_lockstep_scheduling() {
-    let file = swap_file("lockstep");
+    let file = swap_file();
     // One buffer of 9 words: word 0 is swapped, words 1..=8 (from byte 4) take the old values.
     let base = [
         file.as_str(),
@@ -254,12 +232,11 @@ fn a_pointer_into_a_buffer_and_warp_lockstep_scheduling() {
     assert!(out.contains("buffer 0: "), "{out}");
     assert!(!out.contains("buffer 0: 7 99 0 1 2 3 4 5 6"), "{out}");
     assert!(!out.contains("lockstep"), "{out}");
-    std::fs::remove_file(&file).unwrap();
 }
 
 #[test]
 fn a_pointer_outside_its_buffer_is_an_error_naming_buffer_offset_and_size() {
-    let file = swap_file("bad-ptr");
+    let file = swap_file();
     let with = |args: &[&str]| {
         let mut all = vec![
             file.as_str(),
@@ -302,7 +279,6 @@ fn a_pointer_outside_its_buffer_is_an_error_naming_buffer_offset_and_size() {
             "{arg}: {err}"
         );
     }
-    std::fs::remove_file(&file).unwrap();
 }
 
 #[test]

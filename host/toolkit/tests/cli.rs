@@ -224,15 +224,10 @@ fn sim_takes_a_pointer_into_a_buffer_and_warp_lockstep() {
         help.contains("--warp-lockstep") && help.contains("ptr:B:OFFSET"),
         "{help}"
     );
-    // Each thread swaps its index into word 0 and stores what it took out at word 1 + tid.
-    let ptx = ".version 7.0\n.target sm_70\n.address_size 64\n\
-        .visible .entry swap(.param .u64 p, .param .u64 q)\n{\n\
-        \t.reg .b32 %r<3>;\n\t.reg .b64 %rd<5>;\n\tld.param.u64 %rd1, [p];\n\
-        \tld.param.u64 %rd2, [q];\n\tmov.u32 %r1, %tid.x;\n\
-        \tatom.relaxed.gpu.global.exch.b32 %r2, [%rd1], %r1;\n\tmul.wide.u32 %rd3, %r1, 4;\n\
-        \tadd.s64 %rd4, %rd2, %rd3;\n\tst.global.u32 [%rd4], %r2;\n\tret;\n}\n";
-    let file = std::env::temp_dir().join(format!("host-sim-swap-{}.ptx", std::process::id()));
-    std::fs::write(&file, ptx).unwrap();
+    // Each thread swaps its index into word 0 and stores what it took out at word 1 + tid (the
+    // simulator's own CLI tests run the same kernel).
+    let file =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../sim/tests/fixtures/sim/swap.ptx");
     let args = |extra: &[&'static str]| {
         let mut a = vec!["sim".to_string(), file.to_str().unwrap().to_string()];
         a.extend(
@@ -273,7 +268,6 @@ fn sim_takes_a_pointer_into_a_buffer_and_warp_lockstep() {
         "{}",
         stderr(&o)
     );
-    std::fs::remove_file(&file).unwrap();
 }
 
 /// A reader that went away (`cargo host ptx … | head`) ends the command quietly, by SIGPIPE as
