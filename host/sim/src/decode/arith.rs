@@ -247,7 +247,7 @@ pub(super) fn cvt(d: &mut FnDecoder, i: &RawInstr, rest: &[&str]) -> Result<Op, 
         None => (rounding(rest), false),
     };
     let sat = rest.contains(&"sat");
-    let ftz = rest.contains(&"ftz") && (ftz(rest, dst_ty) || ftz(rest, src_ty));
+    let ftz = ftz(rest, dst_ty) || ftz(rest, src_ty);
     let packed = matches!(dst_ty.kind, Kind::F16x2 | Kind::Bf16x2);
     if packed && (i.operands.len() != 3 || src_ty != Ty::parse("f32").unwrap()) {
         return Err(err(i, "only cvt.rn.{f16x2,bf16x2}.f32 d, a, b packs"));
