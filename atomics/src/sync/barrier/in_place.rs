@@ -61,8 +61,7 @@ impl Barrier<crate::Block> {
             }
             // Only the phase word (not part of the `mbarrier` object: the mark and the expected
             // count) is written with a plain store; the state word is written by
-            // `mbarrier.init` alone. The completion is
-            // zero-sized: nothing to write.
+            // `mbarrier.init` alone. The completion is zero-sized: nothing to write.
             // SAFETY: the caller's contract: `place` is valid for writes and nobody uses it yet.
             unsafe {
                 (&raw mut (*place).phase)
