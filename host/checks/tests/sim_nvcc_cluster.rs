@@ -8,6 +8,10 @@ use scoped_atomics_host::ptx::parse_paths_env;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+#[path = "../../sim/tests/common/nvcc.rs"]
+mod nvcc;
+use nvcc::without_path_hashes;
+
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
@@ -22,21 +26,6 @@ fn nvcc() -> Result<(PathBuf, PathBuf), String> {
         (Some(nvcc), Some(cuda)) => Ok((nvcc, cuda)),
         _ => Err("no NVCC_13/CUDA_ROOT_13 in tools/paths.env".into()),
     }
-}
-
-/// nvcc names internal symbols `_INTERNAL_<hash>_<file>`, the hash of the compilation's path:
-/// it differs between checkouts, so it is left out of the comparison.
-fn without_file_hash(ptx: &str) -> String {
-    let mut out = String::with_capacity(ptx.len());
-    let mut rest = ptx;
-    while let Some(at) = rest.find("_INTERNAL_") {
-        let (before, after) = rest.split_at(at + "_INTERNAL_".len());
-        out.push_str(before);
-        let hash = after.find('_').unwrap_or(0);
-        rest = &after[hash..];
-    }
-    out.push_str(rest);
-    out
 }
 
 #[test]
@@ -91,7 +80,7 @@ fn the_checked_in_cluster_ptx_is_what_nvcc_compiles() {
         return;
     }
     assert!(
-        without_file_hash(&checked_in[header.len()..]) == without_file_hash(&fresh),
+        without_path_hashes(&checked_in[header.len()..]) == without_path_hashes(&fresh),
         "{} differs from nvcc's output (UPDATE_SNAPSHOTS=1 rewrites it)",
         checked_in_path.display()
     );
