@@ -298,9 +298,17 @@ impl PtxBuilder {
         self
     }
 
-    /// Builds the PTX and returns its path, `<out_dir>/<crate>.<arch>.ptx`.
-    pub fn build(&self) -> Result<PathBuf, Error> {
-        let target = self.target()?;
+    /// The kernel crate's manifest, or [`Error::NotAKernelCrate`] where the path has none: the
+    /// check [`build`](Self::build) makes first, for a tool that wants to refuse a wrong path
+    /// before it announces a build.
+    ///
+    /// ```
+    /// use scoped_atomics_build::{Error, PtxBuilder};
+    /// let e = PtxBuilder::new("/no/such/crate").kernel_crate_manifest().unwrap_err();
+    /// assert!(matches!(e, Error::NotAKernelCrate { .. }));
+    /// assert!(e.to_string().contains("/no/such/crate/Cargo.toml"), "{e}");
+    /// ```
+    pub fn kernel_crate_manifest(&self) -> Result<PathBuf, Error> {
         let manifest = self.crate_path.join("Cargo.toml");
         if !manifest.is_file() {
             return Err(Error::NotAKernelCrate {
@@ -308,6 +316,13 @@ impl PtxBuilder {
                 why: format!("no {}", manifest.display()),
             });
         }
+        Ok(manifest)
+    }
+
+    /// Builds the PTX and returns its path, `<out_dir>/<crate>.<arch>.ptx`.
+    pub fn build(&self) -> Result<PathBuf, Error> {
+        let target = self.target()?;
+        self.kernel_crate_manifest()?;
         let crate_dir = self
             .crate_path
             .canonicalize()

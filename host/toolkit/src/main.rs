@@ -264,7 +264,6 @@ fn ptx(args: PtxArgs) -> ExitCode {
     }
 }
 
-/// `new DIR`: a kernel project (a copy of `examples/` depending on this checkout).
 /// The conformance results: the short summary, or with `verbose` the per-operation table (and
 /// with `loops` the CAS-loop table) and the per-target summary.
 fn print_tables(reports: &[TargetReport], verbose: bool, loops: bool) {
@@ -281,6 +280,7 @@ fn print_tables(reports: &[TargetReport], verbose: bool, loops: bool) {
     }
 }
 
+/// `new DIR`: a kernel project (a copy of `examples/` depending on this checkout).
 fn new(dir: &str) -> ExitCode {
     let checkout = scoped_atomics_host::ptx::Toolchain::repo_root();
     match scoped_atomics_host::scaffold::new_project(&checkout, std::path::Path::new(dir)) {
@@ -305,7 +305,13 @@ fn new(dir: &str) -> ExitCode {
         }
         Err(e) => {
             eprintln!("scoped-atomics-host new: {e}");
-            ExitCode::FAILURE
+            // What the user named is unusable (a file, a non-empty directory, no checkout): bad
+            // input, 2; anything else (a full disk, permissions) is a failure of the run, 1.
+            use std::io::ErrorKind::{AlreadyExists, NotADirectory, NotFound};
+            match e.kind() {
+                AlreadyExists | NotADirectory | NotFound => ExitCode::from(2),
+                _ => ExitCode::FAILURE,
+            }
         }
     }
 }
@@ -331,6 +337,11 @@ fn ptx_crate(path: &str, targets: &[GpuTarget], options: &CrateOptions) -> ExitC
     } = options;
     use scoped_atomics_host::build::{Error, PtxBuilder};
     use scoped_atomics_host::ptx::{self, Item};
+    // A path that is no crate is refused before a build (of minutes) is announced.
+    if let Err(e) = PtxBuilder::new(path).kernel_crate_manifest() {
+        eprintln!("scoped-atomics-host ptx: {e}");
+        return ExitCode::from(2);
+    }
     let mut failed = false;
     println!(
         "each target: the PTX written, and its kernels (.entry) with their PTX instruction counts{}",

@@ -44,7 +44,14 @@ pub fn new_project(checkout: &Path, dir: &Path) -> io::Result<Vec<PathBuf>> {
             ),
         ));
     }
-    if dir.exists() && fs::read_dir(dir)?.next().is_some() {
+    if dir.exists() && !dir.is_dir() {
+        return Err(io::Error::new(
+            io::ErrorKind::NotADirectory,
+            format!("{} exists and is not a directory", dir.display()),
+        ));
+    }
+    let in_dir = |e: io::Error| io::Error::new(e.kind(), format!("{}: {e}", dir.display()));
+    if dir.exists() && fs::read_dir(dir).map_err(in_dir)?.next().is_some() {
         return Err(io::Error::new(
             io::ErrorKind::AlreadyExists,
             format!("{} exists and is not empty", dir.display()),

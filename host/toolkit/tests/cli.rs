@@ -161,9 +161,43 @@ fn new_writes_a_project_depending_on_this_checkout_and_refuses_a_non_empty_dir()
         "the message names the alias"
     );
     let again = run(&["new", path]);
-    assert_eq!(again.status.code(), Some(1));
-    assert!(stderr(&again).contains("exists and is not empty"));
+    assert_eq!(
+        again.status.code(),
+        Some(2),
+        "a non-empty directory is bad input"
+    );
+    assert!(stderr(&again).contains(&format!("{path} exists and is not empty")));
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn new_over_an_existing_file_is_bad_input_naming_the_path() {
+    let file = std::env::temp_dir().join(format!("scoped-atomics-new-file-{}", std::process::id()));
+    std::fs::write(&file, "not a directory").unwrap();
+    let path = file.to_str().unwrap();
+    let o = run(&["new", path]);
+    std::fs::remove_file(&file).unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let e = stderr(&o);
+    assert!(
+        e.contains(&format!("{path} exists and is not a directory")),
+        "{e}"
+    );
+    assert!(!e.contains("panicked"), "{e}");
+}
+
+#[test]
+fn ptx_of_a_missing_crate_is_refused_before_any_build_is_announced() {
+    let missing = std::env::temp_dir().join(format!("no-such-kernel-crate-{}", std::process::id()));
+    let path = missing.to_str().unwrap();
+    let o = run(&["ptx", "--crate", path, "--target", "sm_80"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let (out, e) = (String::from_utf8_lossy(&o.stdout), stderr(&o));
+    assert!(e.contains(path) && e.contains("Cargo.toml"), "{e}");
+    assert!(
+        !out.contains("each target") && !e.contains("minutes"),
+        "announced a build of a crate that is not there:\n{out}\n{e}"
+    );
 }
 
 #[test]
@@ -279,14 +313,12 @@ fn a_closed_pipe_ends_the_command_quietly() {
     // The read end is closed before the command starts: its first write meets no reader.
     let (reader, writer) = std::io::pipe().unwrap();
     drop(reader);
+    // A real kernel crate and a toolchain that is not installed: the command prints its header
+    // line, then would fail fast; the header's write is what meets the closed pipe.
+    let kernels = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/kernels");
     let out = Command::new(env!("CARGO_BIN_EXE_scoped-atomics-host"))
-        .args([
-            "ptx",
-            "--crate",
-            "/nonexistent/kernels",
-            "--target",
-            "sm_70",
-        ])
+        .args(["ptx", "--crate", kernels, "--target", "sm_70"])
+        .env("SCOPED_ATOMICS_NIGHTLY", "nightly-1999-01-01")
         .stdout(writer)
         .output()
         .unwrap();
