@@ -141,6 +141,12 @@ fn new_writes_a_project_depending_on_this_checkout_and_refuses_a_non_empty_dir()
         "{manifest}"
     );
     assert!(!dir.join("target").exists());
+    // The simulator is optimised in the project's debug test builds (seconds, not minutes, a seed).
+    let workspace = std::fs::read_to_string(dir.join("Cargo.toml")).unwrap();
+    assert!(
+        workspace.contains("[profile.dev.package.ptx-sim]\nopt-level = 3"),
+        "{workspace}"
+    );
     // `cargo host` there: an alias running this checkout's command.
     let config = std::fs::read_to_string(dir.join(".cargo/config.toml")).unwrap();
     let manifest_path = checkout.join("Cargo.toml");
