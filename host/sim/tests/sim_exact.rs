@@ -1,0 +1,52 @@
+//! Exact values and invalid PTX refused (issue 30, item 3): predicates are one bit, stores to
+//! `.const` memory fault, and a module ptxas rejects is refused at load with the symbol and line.
+
+use ptx_sim::{Arg, Launch, Simulator};
+
+/// A module with one kernel `k(.param .u64 out)` whose body is `body`.
+fn module(body: &str) -> String {
+    format!(
+        ".version 7.8\n.target sm_80\n.address_size 64\n\
+         .visible .entry k(.param .u64 out)\n{{\n\
+         \t.reg .pred %p<4>;\n\t.reg .b32 %r<8>;\n\t.reg .b64 %rd<4>;\n\
+         \tld.param.u64 %rd1, [out];\n{body}\tret;\n}}\n"
+    )
+}
+
+/// Runs `k` of `ptx` with one thread on a zeroed 16-byte buffer: the buffer's first word.
+fn first_word(ptx: &str) -> u32 {
+    let kernel = Simulator::new(ptx).unwrap().kernel("k").unwrap();
+    let launch = Launch::new([1; 3], [1; 3], vec![Arg::Buffer(vec![0; 16])]);
+    let out = kernel.launch(&launch, Vec::new()).unwrap();
+    assert!(out.findings.is_empty(), "{:?}", out.findings);
+    u32::from_le_bytes(out.buffers[0][..4].try_into().unwrap())
+}
+
+#[test]
+fn a_predicate_moved_from_minus_one_is_one_bit_true() {
+    // nvcc -G emits `mov.pred %p, -1` for the true side of `||`: `not` of it is false.
+    let ptx = module(
+        "\tmov.pred %p1, -1;\n\tnot.pred %p2, %p1;\n\tselp.u32 %r1, 1, 0, %p2;\n\
+         \tst.global.u32 [%rd1], %r1;\n",
+    );
+    assert_eq!(first_word(&ptx), 0, "not.pred of a true predicate");
+    // `@!%p` on the moved predicate is not taken, `@%p` is.
+    let ptx = module(
+        "\tmov.pred %p1, -1;\n\tmov.u32 %r1, 7;\n\t@!%p1 mov.u32 %r1, 9;\n\
+         \tmov.pred %p2, %p1;\n\tnot.pred %p3, %p2;\n\t@%p3 mov.u32 %r1, 11;\n\
+         \tst.global.u32 [%rd1], %r1;\n",
+    );
+    assert_eq!(first_word(&ptx), 7);
+}
+
+#[test]
+fn predicate_logic_after_a_wide_move_stays_one_bit() {
+    // xor of two true predicates is false; `and` with a true one keeps the other.
+    let ptx = module(
+        "\tmov.pred %p1, -1;\n\tmov.pred %p2, 1;\n\txor.pred %p3, %p1, %p2;\n\
+         \tselp.u32 %r1, 1, 0, %p3;\n\tand.pred %p3, %p1, %p2;\n\tnot.pred %p3, %p3;\n\
+         \tselp.u32 %r2, 2, 0, %p3;\n\tor.b32 %r3, %r1, %r2;\n\
+         \tst.global.u32 [%rd1], %r3;\n",
+    );
+    assert_eq!(first_word(&ptx), 0);
+}
