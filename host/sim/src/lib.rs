@@ -104,7 +104,7 @@ pub const SHARED_FILL: u8 = 0xA5;
 pub struct Simulator {
     module: parse::Module,
     syms: HashMap<String, Symbol>,
-    globals: Vec<(String, Vec<u8>)>,
+    globals: Vec<(String, Vec<u8>, VarSpace)>,
     static_shared: u64,
 }
 
@@ -121,7 +121,7 @@ pub struct Kernel {
     pub name: String,
     prog: Program,
     entry: u32,
-    globals: Vec<(String, Vec<u8>)>,
+    globals: Vec<(String, Vec<u8>, VarSpace)>,
     static_shared: u64,
     /// The cluster shape the kernel declares (`.reqnctapercluster`, nvcc's `__cluster_dims__`).
     cluster: Option<[u32; 3]>,
@@ -177,7 +177,7 @@ impl Simulator {
                         v.name.clone(),
                         Symbol::Global(memory::region_base(globals.len() as u32)),
                     );
-                    globals.push((v.name.clone(), data));
+                    globals.push((v.name.clone(), data, v.space));
                 }
                 VarSpace::Shared if v.dynamic => {}
                 VarSpace::Shared => {
@@ -445,8 +445,11 @@ impl Kernel {
             )));
         }
         let mut mem = memory::Memory::default();
-        for (name, data) in &self.globals {
+        for (name, data, space) in &self.globals {
             mem.add_region(name, data.clone());
+            if let Some(region) = mem.regions.last_mut() {
+                region.constant = *space == VarSpace::Const;
+            }
         }
         let mut envregs = [0u32; 32];
         if launch.cooperative {

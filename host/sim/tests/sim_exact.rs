@@ -50,3 +50,51 @@ fn predicate_logic_after_a_wide_move_stays_one_bit() {
     );
     assert_eq!(first_word(&ptx), 0);
 }
+
+/// Runs `k` of `ptx` with one thread: its findings' texts.
+fn findings(ptx: &str) -> Vec<String> {
+    let kernel = Simulator::new(ptx).unwrap().kernel("k").unwrap();
+    let launch = Launch::new([1; 3], [1; 3], vec![Arg::Buffer(vec![0; 16])]);
+    let out = kernel.launch(&launch, Vec::new()).unwrap();
+    out.findings.into_iter().map(|f| f.text).collect()
+}
+
+#[test]
+fn stores_to_const_memory_fault_naming_the_instruction() {
+    let with_const = |body: &str| {
+        module(body).replace(
+            ".visible .entry",
+            ".const .align 4 .u32 table[4] = {1, 2, 3, 4};\n.visible .entry",
+        )
+    };
+    // Reading it is fine.
+    let read = with_const("\tld.const.u32 %r1, [table+8];\n\tst.global.u32 [%rd1], %r1;\n");
+    assert_eq!(first_word(&read), 3);
+    for (store, opcode) in [
+        ("\tst.const.u32 [table], 5;\n", "st.const.u32"),
+        ("\tmov.u64 %rd2, table;\n\tst.u32 [%rd2+4], 5;\n", "st.u32"),
+        (
+            "\tcvta.const.u64 %rd2, table;\n\tst.global.u32 [%rd2], 5;\n",
+            "st.global.u32",
+        ),
+        (
+            "\tmov.u64 %rd2, table;\n\tatom.global.add.u32 %r1, [%rd2], 1;\n",
+            "atom.global.add.u32",
+        ),
+        (
+            "\tmov.u64 %rd2, table;\n\tred.add.u32 [%rd2], 1;\n",
+            "red.add.u32",
+        ),
+    ] {
+        let found = findings(&with_const(store));
+        assert_eq!(found.len(), 1, "{store}: {found:?}");
+        let f = &found[0];
+        assert!(
+            f.starts_with("fault:")
+                && f.contains(&format!("`{opcode}`"))
+                && f.contains("table")
+                && f.contains("stores to const memory are illegal"),
+            "{store}: {f}"
+        );
+    }
+}
