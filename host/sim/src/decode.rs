@@ -43,6 +43,9 @@ pub fn decode_func(
         fixups: Vec::new(),
         reached: Vec::new(),
         declared: Default::default(),
+        ranges: HashMap::new(),
+        line: f.line,
+        undeclared: None,
         has_nc: false,
     };
     let params = f
@@ -66,7 +69,7 @@ pub fn decode_func(
             Stmt::Param(p) => {
                 d.add_param(&p.name, p.size);
             }
-            Stmt::Regs(names) => d.declared.extend(names.iter().cloned()),
+            Stmt::Regs(names) => d.declare(names),
             _ => {}
         }
     }
@@ -80,8 +83,12 @@ pub fn decode_func(
             }
             Stmt::Instr(raw) => {
                 let at = prog.insts.len();
+                d.line = raw.line;
                 let op = decode_one(&mut d, raw, at)?;
                 let guard = raw.guard.as_ref().map(|(neg, p)| (d.reg(p), *neg));
+                if let Some((name, line)) = d.undeclared.take() {
+                    return Err(undeclared(&f.name, &name, line));
+                }
                 prog.insts.push(Inst {
                     guard,
                     op,
@@ -122,4 +129,34 @@ pub fn decode_func(
         local_size,
     });
     Ok((dec_index, d.reached))
+}
+
+/// The error for a register no `.reg` of function `func` declares (ptxas: "Unknown symbol"); a
+/// special register the simulator does not model is named as such.
+fn undeclared(func: &str, name: &str, line: u32) -> SimError {
+    let base = name.split('.').next().unwrap_or(name);
+    let special = [
+        "%pm",
+        "%nsmid",
+        "%gridid",
+        "%clock_hi",
+        "%reserved_smem",
+        "%total_smem_size",
+        "%aggr_smem_size",
+        "%dynamic_smem_size",
+        "%current_graph_exec",
+        "%is_explicit_cluster",
+    ]
+    .iter()
+    .any(|p| base.starts_with(p));
+    if special {
+        SimError::Unsupported(format!(
+            "PTX line {line}: the special register `{name}` is not simulated"
+        ))
+    } else {
+        SimError::parse(
+            line,
+            format!("register `{name}` is not declared (no `.reg` of `{func}` declares it)"),
+        )
+    }
 }

@@ -86,7 +86,8 @@ use std::collections::HashMap;
 /// ```
 /// use ptx_sim::{Arg, Launch, SHARED_FILL, Simulator};
 /// let ptx = ".version 7.0\n.target sm_70\n.address_size 64\n.shared .align 4 .b8 s[4];\n\
-///     .visible .entry k(.param .u64 k_param_0)\n{\n\tld.param.u64 %rd1, [k_param_0];\n\
+///     .visible .entry k(.param .u64 k_param_0)\n{\n\t.reg .b32 %r<2>;\n\t.reg .b64 %rd<2>;\n\
+///     \tld.param.u64 %rd1, [k_param_0];\n\
 ///     \tld.shared.u32 %r1, [s];\n\tst.global.u32 [%rd1], %r1;\n\tret;\n}\n";
 /// let k = Simulator::new(ptx).unwrap().kernel("k").unwrap();
 /// let out = k.launch(&Launch::new([1; 3], [1; 3], vec![Arg::Buffer(vec![0; 4])]), Vec::new()).unwrap();

@@ -1,6 +1,8 @@
 //! Exact values and invalid PTX refused (issue 30, item 3): predicates are one bit, stores to
 //! `.const` memory fault, and a module ptxas rejects is refused at load with the symbol and line.
 
+mod common;
+
 use ptx_sim::{Arg, Launch, Simulator};
 
 /// A module with one kernel `k(.param .u64 out)` whose body is `body`.
@@ -96,5 +98,96 @@ fn stores_to_const_memory_fault_naming_the_instruction() {
                 && f.contains("stores to const memory are illegal"),
             "{store}: {f}"
         );
+    }
+}
+
+/// Runs the `ptx-sim` command on `ptx` (written to a file named after `name`), launching `k` with
+/// one thread and a 16-byte buffer: exit code and standard error.
+fn command(name: &str, ptx: &str) -> (i32, String) {
+    let dir = std::env::temp_dir().join(format!("sim-exact-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join(format!("{name}.ptx"));
+    std::fs::write(&file, ptx).unwrap();
+    let args = [
+        "--kernel",
+        "k",
+        "--grid",
+        "1",
+        "--block",
+        "1",
+        "--arg",
+        "buf:u32:4",
+    ];
+    let (code, _, err) = common::ptx_sim(&[&[file.to_str().unwrap()][..], &args[..]].concat());
+    (code, err)
+}
+
+/// The PTX line of the first line of `ptx` that contains `text`.
+fn line_of(ptx: &str, text: &str) -> usize {
+    ptx.lines().position(|l| l.contains(text)).unwrap() + 1
+}
+
+#[test]
+fn an_undeclared_register_is_bad_input_naming_it_and_its_line() {
+    // ptxas: "Unknown symbol '%rd9'". It used to run, reading 0 as the address: a fault (exit 1).
+    let ptx = module("\tst.global.u32 [%rd9], 1;\n");
+    let (code, err) = command("undeclared", &ptx);
+    let line = line_of(&ptx, "%rd9]");
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("`%rd9`")
+            && err.contains("not declared")
+            && err.contains(&format!("PTX line {line}")),
+        "{err}"
+    );
+    // Beyond a declared range (`%r<8>` is %r0 to %r7), and a predicate nobody declared.
+    for (body, reg) in [
+        ("\tmov.u32 %r8, 1;\n", "%r8"),
+        ("\tsetp.eq.u32 %q1, 1, 1;\n", "%q1"),
+        ("\t@%q2 bra $done;\n$done:\n", "%q2"),
+    ] {
+        let (code, err) = command("undeclared_range", &module(body));
+        assert!(
+            code == 2 && err.contains(&format!("`{reg}`")),
+            "{body}: {err}"
+        );
+    }
+}
+
+#[test]
+fn operands_without_a_comma_are_bad_input_naming_them() {
+    // ptxas: "Arguments mismatch for instruction 'ld'".
+    let ptx = module("\tld.param.u64 %rd2 [out];\n\tst.global.u32 [%rd2], 1;\n");
+    let (code, err) = command("comma", &ptx);
+    let line = line_of(&ptx, "%rd2 [out]");
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("no comma between operands `%rd2` and `[out]`")
+            && err.contains(&format!("PTX line {line}")),
+        "{err}"
+    );
+}
+
+#[test]
+fn unknown_symbols_and_labels_are_bad_input_naming_them() {
+    for (body, what) in [
+        (
+            "\tld.global.u32 %r1, [nothere];\n",
+            "unknown symbol `nothere`",
+        ),
+        ("\tmov.u64 %rd2, nothere;\n", "unknown symbol `nothere`"),
+        ("\tbra $nowhere;\n", "unknown label `$nowhere`"),
+        ("\tld.param.u64 %rd2, [in];\n", "unknown parameter `in`"),
+        ("\tcall.uni nothing, ();\n", "unknown function `nothing`"),
+    ] {
+        let ptx = module(body);
+        let (code, err) = command("unknown", &ptx);
+        let line = line_of(&ptx, body.trim());
+        assert_eq!(code, 2, "{body}: {err}");
+        assert!(
+            err.contains(what) && err.contains(&format!("PTX line {line}")),
+            "{body}: {err}"
+        );
+        assert!(!err.contains("unsupported"), "{body}: {err}");
     }
 }

@@ -1,6 +1,6 @@
 //! One PTX instruction decoded to its compact form (the opcode's big match).
 
-use super::operands::{FnDecoder, err, need};
+use super::operands::{FnDecoder, err, invalid, need};
 use super::*;
 use super::{arith, collective};
 use crate::parse::RawInstr;
@@ -452,7 +452,7 @@ pub(super) fn decode_one(d: &mut FnDecoder, i: &RawInstr, at: usize) -> Result<O
                         d.reached.push(*f);
                         Callee::Direct(*f)
                     }
-                    _ => return Err(err(i, format!("call to unknown function `{target}`"))),
+                    _ => return Err(invalid(i, format!("call to unknown function `{target}`"))),
                 }
             };
             let mut args = Vec::new();
