@@ -10,10 +10,15 @@ mod operands;
 
 use super::SimError;
 pub use super::isa::*;
-use super::parse::{Func, Stmt};
+use super::parse::{Func, Stmt, VarSpace};
 use instruction::decode_one;
 use operands::FnDecoder;
 use std::collections::HashMap;
+
+/// The symbol-table key of a `.shared` variable declared inside function `func`.
+pub fn scoped_name(func: &str, var: &str) -> String {
+    format!("{func}/{var}")
+}
 
 /// Decodes function `index` of `funcs` into `prog`, returning its decoded index and the module
 /// indices of the functions it reaches.
@@ -39,6 +44,7 @@ pub fn decode_func(
         param_size: 0,
         locals: HashMap::new(),
         syms,
+        scoped: HashMap::new(),
         labels: HashMap::new(),
         fixups: Vec::new(),
         reached: Vec::new(),
@@ -61,6 +67,11 @@ pub fn decode_func(
     let mut local_size = 0u64;
     for s in body {
         match s {
+            Stmt::Local(v) if v.space == VarSpace::Shared => {
+                // The function's own static shared variable, shadowing any of the module's.
+                let sym = syms.get(&scoped_name(&f.name, &v.name)).copied();
+                d.scoped.extend(sym.map(|sym| (v.name.clone(), sym)));
+            }
             Stmt::Local(v) => {
                 let off = local_size.next_multiple_of(v.align.max(1));
                 local_size = off + v.size;

@@ -68,6 +68,7 @@ mod race;
 mod report;
 mod sched;
 mod source_lines;
+mod validate;
 mod values;
 mod vector;
 mod wide;
@@ -166,6 +167,7 @@ impl Simulator {
     /// ```
     pub fn new(ptx: &str) -> Result<Simulator, SimError> {
         let module = parse::parse(ptx)?;
+        validate::module(&module)?;
         let mut syms = HashMap::new();
         let mut globals = Vec::new();
         let mut shared = 0u64;
@@ -193,16 +195,16 @@ impl Simulator {
         for v in module.vars.iter().filter(|v| v.dynamic) {
             syms.insert(v.name.clone(), Symbol::Shared(dyn_base));
         }
-        // Shared variables declared inside functions are static shared memory too.
+        // Shared variables declared inside functions are static shared memory too, each
+        // function's its own (the decoder finds them by `function/name`).
         for f in &module.funcs {
             for s in f.body.iter().flatten() {
                 if let parse::Stmt::Local(v) = s
                     && v.space == VarSpace::Shared
-                    && !syms.contains_key(&v.name)
                 {
                     let off = shared.next_multiple_of(v.align.max(1));
                     shared = off + v.size;
-                    syms.insert(v.name.clone(), Symbol::Shared(off));
+                    syms.insert(decode::scoped_name(&f.name, &v.name), Symbol::Shared(off));
                 }
             }
         }
@@ -304,6 +306,7 @@ impl Simulator {
                     .filter(|r| self.module.funcs[*r as usize].body.is_some()),
             );
         }
+        validate::kernel_shared(&self.module, name, prog.by_module_index.keys().copied())?;
         // Functions reached only through pointers in data (a completion function stored in a
         // host-built object): every other device function, where it decodes, so an indirect
         // call can find it.

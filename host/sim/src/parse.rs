@@ -25,6 +25,10 @@ pub struct Var {
     pub init: Vec<u8>,
     /// `.extern .shared … name[]`: dynamic shared memory.
     pub dynamic: bool,
+    /// Declared `.extern` (defined elsewhere), not defined here.
+    pub external: bool,
+    /// The PTX line of its declaration.
+    pub line: u32,
 }
 
 /// A parameter of a function or a call sequence: name and size in bytes.
@@ -304,6 +308,8 @@ fn parse_var(s: &str, line: u32) -> Result<Var, SimError> {
         size,
         init: bytes,
         dynamic,
+        external: words.contains(&".extern"),
+        line,
     })
 }
 

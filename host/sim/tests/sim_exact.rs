@@ -191,3 +191,112 @@ fn unknown_symbols_and_labels_are_bad_input_naming_them() {
         assert!(!err.contains("unsupported"), "{body}: {err}");
     }
 }
+
+/// `module(body)` with `vars` declared before the kernel.
+fn with_vars(vars: &str, body: &str) -> String {
+    module(body).replace(".visible .entry", &format!("{vars}.visible .entry"))
+}
+
+#[test]
+fn two_definitions_of_one_variable_are_refused_naming_it_and_both_lines() {
+    // ptxas: "Duplicate definition of variable 's'". The simulator used to alias the two.
+    for space in [".shared", ".global", ".const"] {
+        let vars = format!("{space} .align 4 .b8 s[16];\n{space} .align 4 .b8 s[8];\n");
+        let ptx = with_vars(&vars, "\tld.param.u64 %rd2, [out];\n");
+        let (first, second) = (line_of(&ptx, "s[16]"), line_of(&ptx, "s[8]"));
+        let (code, err) = command("duplicate", &ptx);
+        assert_eq!(code, 2, "{space}: {err}");
+        assert!(
+            err.contains(&format!("PTX line {second}"))
+                && err.contains("duplicate definition of variable `s`")
+                && err.contains(&format!("first defined at PTX line {first}")),
+            "{space}: {err}"
+        );
+    }
+    // `.extern` declarations (dynamic shared memory, as nvcc repeats them) are not definitions.
+    let vars = ".extern .shared .align 16 .b8 smem[];\n.extern .shared .align 16 .b8 smem[];\n";
+    assert_eq!(first_word(&with_vars(vars, "")), 0);
+}
+
+#[test]
+fn static_shared_memory_beyond_48_kib_is_refused_naming_the_variables() {
+    // ptxas: "Entry function 'k' uses too much shared data (0xc001 bytes, 0xc000 max)".
+    let used = |bytes: u32| {
+        with_vars(
+            &format!(".shared .align 1 .b8 big[{bytes}];\n.shared .align 4 .b8 unused[60000];\n"),
+            "\tld.shared.u8 %r1, [big];\n",
+        )
+    };
+    // Exactly 48 KiB runs; a variable no code names does not count (ptxas counts per kernel).
+    assert_eq!(first_word(&used(49152)), 0);
+    let ptx = used(49153);
+    let (code, err) = command("shared_limit", &ptx);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("kernel `k` uses 49153 bytes of static shared memory")
+            && err.contains(&format!(
+                "`big` (49153 bytes, PTX line {})",
+                line_of(&ptx, "big[")
+            ))
+            && !err.contains("unused"),
+        "{err}"
+    );
+    // Shared variables of a called function count for the kernel.
+    let ptx = ".version 7.8\n.target sm_90\n.address_size 64\n\
+        .func f()\n{\n\t.shared .align 4 .b8 s[30000];\n\t.reg .b32 %r<2>;\n\
+        \tld.shared.u32 %r1, [s];\n\tret;\n}\n\
+        .visible .entry k(.param .u64 out)\n{\n\t.shared .align 4 .b8 t[30000];\n\
+        \t.reg .b32 %r<2>;\n\tld.shared.u32 %r1, [t];\n\tcall f, ();\n\tret;\n}\n";
+    let (code, err) = command("shared_limit_calls", ptx);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("60000 bytes") && err.contains("`s`") && err.contains("`t`"),
+        "{err}"
+    );
+}
+
+#[test]
+fn const_data_beyond_64_kib_is_refused_naming_the_variable() {
+    // ptxas: "File uses too much global constant data (0x13880 bytes, 0x10000 max)", counting
+    // every .const variable of the module.
+    let ptx = with_vars(
+        ".const .align 4 .b8 a[40000];\n.const .align 4 .b8 b[40000];\n",
+        "",
+    );
+    let (code, err) = command("const_limit", &ptx);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains(&format!("PTX line {}", line_of(&ptx, "b[40000]")))
+            && err.contains("`b`")
+            && err.contains("80000 bytes"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_functions_own_shared_variable_is_shared_memory_of_its_own() {
+    // A `.shared` declared in a body after a `.local` was read as local memory at the local's
+    // offset (a fault), and two functions' variables of one name shared their bytes.
+    let ptx = ".version 7.8\n.target sm_90\n.address_size 64\n\
+        .func (.param .b32 r) f()\n{\n\t.shared .align 4 .b8 s[16];\n\t.reg .pred %p<2>;\n\
+        \t.reg .b32 %r<3>;\n\tmov.u32 %r1, %tid.x;\n\tsetp.eq.u32 %p1, %r1, 1;\n\
+        \t@%p1 st.shared.u32 [s+4], 5;\n\tbar.sync 0;\n\
+        \tld.shared.u32 %r2, [s+4];\n\tst.param.b32 [r], %r2;\n\tret;\n}\n\
+        .visible .entry k(.param .u64 out)\n{\n\t.local .align 4 .b8 l[16];\n\
+        \t.shared .align 4 .b8 s[16];\n\t.reg .pred %p<2>;\n\t.reg .b32 %r<5>;\n\
+        \t.reg .b64 %rd<4>;\n\tld.param.u64 %rd1, [out];\n\tmov.u32 %r1, %tid.x;\n\
+        \tsetp.eq.u32 %p1, %r1, 0;\n\t@%p1 st.shared.u32 [s+4], 77;\n\tbar.sync 0;\n\
+        \t{\n\t.param .b32 r0;\n\tcall.uni (r0), f, ();\n\tld.param.b32 %r3, [r0];\n\t}\n\
+        \tld.shared.u32 %r2, [s+4];\n\tmul.wide.u32 %rd2, %r1, 8;\n\tadd.s64 %rd3, %rd1, %rd2;\n\
+        \tst.global.u32 [%rd3], %r2;\n\tst.global.u32 [%rd3+4], %r3;\n\tret;\n}\n";
+    let kernel = Simulator::new(ptx).unwrap().kernel("k").unwrap();
+    let launch = Launch::new([1; 3], [2, 1, 1], vec![Arg::Buffer(vec![0; 16])]);
+    let out = kernel.launch(&launch, Vec::new()).unwrap();
+    assert!(out.findings.is_empty(), "{:?}", out.findings);
+    let words: Vec<u32> = out.buffers[0]
+        .chunks(4)
+        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    // Each thread: the kernel's `s` (77, from thread 0), then f's `s` (5, from thread 1).
+    assert_eq!(words, [77, 5, 77, 5]);
+}

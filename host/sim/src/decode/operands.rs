@@ -10,6 +10,8 @@ pub(super) struct FnDecoder<'a> {
     pub(super) param_size: u32,
     pub(super) locals: HashMap<String, u64>,
     pub(super) syms: &'a HashMap<String, Symbol>,
+    /// The `.shared` variables declared inside the function, by name.
+    pub(super) scoped: HashMap<String, Symbol>,
     pub(super) labels: HashMap<String, u32>,
     /// Branches to patch: (instruction index, label).
     pub(super) fixups: Vec<(usize, String)>,
@@ -139,7 +141,7 @@ impl FnDecoder<'_> {
         if let Some(&off) = self.locals.get(s) {
             return Ok(Src::Local(off));
         }
-        match self.syms.get(s) {
+        match self.scoped.get(s).or_else(|| self.syms.get(s)) {
             Some(Symbol::Global(a)) | Some(Symbol::Shared(a)) => Ok(Src::Imm(*a)),
             Some(Symbol::Func(f)) => {
                 self.reached.push(*f);
