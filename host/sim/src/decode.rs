@@ -10,10 +10,15 @@ mod operands;
 
 use super::SimError;
 pub use super::isa::*;
-use super::parse::{Func, Stmt};
+use super::parse::{Func, Stmt, VarSpace};
 use instruction::decode_one;
 use operands::FnDecoder;
 use std::collections::HashMap;
+
+/// The symbol-table key of a `.shared` variable declared inside function `func`.
+pub fn scoped_name(func: &str, var: &str) -> String {
+    format!("{func}/{var}")
+}
 
 /// Decodes function `index` of `funcs` into `prog`, returning its decoded index and the module
 /// indices of the functions it reaches.
@@ -39,10 +44,14 @@ pub fn decode_func(
         param_size: 0,
         locals: HashMap::new(),
         syms,
+        scoped: HashMap::new(),
         labels: HashMap::new(),
         fixups: Vec::new(),
         reached: Vec::new(),
         declared: Default::default(),
+        ranges: HashMap::new(),
+        line: f.line,
+        undeclared: None,
         has_nc: false,
     };
     let params = f
@@ -58,6 +67,11 @@ pub fn decode_func(
     let mut local_size = 0u64;
     for s in body {
         match s {
+            Stmt::Local(v) if v.space == VarSpace::Shared => {
+                // The function's own static shared variable, shadowing any of the module's.
+                let sym = syms.get(&scoped_name(&f.name, &v.name)).copied();
+                d.scoped.extend(sym.map(|sym| (v.name.clone(), sym)));
+            }
             Stmt::Local(v) => {
                 let off = local_size.next_multiple_of(v.align.max(1));
                 local_size = off + v.size;
@@ -66,7 +80,7 @@ pub fn decode_func(
             Stmt::Param(p) => {
                 d.add_param(&p.name, p.size);
             }
-            Stmt::Regs(names) => d.declared.extend(names.iter().cloned()),
+            Stmt::Regs(names) => d.declare(names),
             _ => {}
         }
     }
@@ -80,8 +94,12 @@ pub fn decode_func(
             }
             Stmt::Instr(raw) => {
                 let at = prog.insts.len();
+                d.line = raw.line;
                 let op = decode_one(&mut d, raw, at)?;
                 let guard = raw.guard.as_ref().map(|(neg, p)| (d.reg(p), *neg));
+                if let Some((name, line)) = d.undeclared.take() {
+                    return Err(undeclared(&f.name, &name, line));
+                }
                 prog.insts.push(Inst {
                     guard,
                     op,
@@ -122,4 +140,34 @@ pub fn decode_func(
         local_size,
     });
     Ok((dec_index, d.reached))
+}
+
+/// The error for a register no `.reg` of function `func` declares (ptxas: "Unknown symbol"); a
+/// special register the simulator does not model is named as such.
+fn undeclared(func: &str, name: &str, line: u32) -> SimError {
+    let base = name.split('.').next().unwrap_or(name);
+    let special = [
+        "%pm",
+        "%nsmid",
+        "%gridid",
+        "%clock_hi",
+        "%reserved_smem",
+        "%total_smem_size",
+        "%aggr_smem_size",
+        "%dynamic_smem_size",
+        "%current_graph_exec",
+        "%is_explicit_cluster",
+    ]
+    .iter()
+    .any(|p| base.starts_with(p));
+    if special {
+        SimError::Unsupported(format!(
+            "PTX line {line}: the special register `{name}` is not simulated"
+        ))
+    } else {
+        SimError::parse(
+            line,
+            format!("register `{name}` is not declared (no `.reg` of `{func}` declares it)"),
+        )
+    }
 }

@@ -211,6 +211,9 @@ impl World<'_> {
             .mem
             .resolve(space, addr, size, cta, local_len)
             .map_err(Event::Fault)?;
+        if let Some(why) = write.then(|| self.mem.store_refused(space, loc)).flatten() {
+            return Err(Event::Fault(why));
+        }
         if let Loc::Shared(owner, off) = loc
             && !self.mem.mbarriers.is_empty()
             && self.mem.mbarrier_at(owner, off, size as u32).is_some()

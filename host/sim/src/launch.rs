@@ -149,7 +149,8 @@ pub struct Launch {
 /// ```
 /// use ptx_sim::{Arg, Launch, Simulator, VolatileMode};
 /// let ptx = ".version 7.0\n.target sm_70\n.address_size 64\n\
-///     .visible .entry tail(.param .u64 p)\n{\n\tld.param.u64 %rd1, [p];\n\
+///     .visible .entry tail(.param .u64 p)\n{\n\t.reg .b32 %r<5>;\n\t.reg .b64 %rd<4>;\n\
+///     \tld.param.u64 %rd1, [p];\n\
 ///     \tmov.u32 %r1, %tid.x;\n\tmul.wide.u32 %rd2, %r1, 4;\n\tadd.s64 %rd3, %rd1, %rd2;\n\
 ///     \tld.volatile.global.u32 %r2, [%rd3];\n\tld.volatile.global.u32 %r3, [%rd3+64];\n\
 ///     \tadd.s32 %r4, %r2, %r3;\n\tst.volatile.global.u32 [%rd3], %r4;\n\tret;\n}\n";

@@ -68,6 +68,7 @@ mod race;
 mod report;
 mod sched;
 mod source_lines;
+mod validate;
 mod values;
 mod vector;
 mod wide;
@@ -86,7 +87,8 @@ use std::collections::HashMap;
 /// ```
 /// use ptx_sim::{Arg, Launch, SHARED_FILL, Simulator};
 /// let ptx = ".version 7.0\n.target sm_70\n.address_size 64\n.shared .align 4 .b8 s[4];\n\
-///     .visible .entry k(.param .u64 k_param_0)\n{\n\tld.param.u64 %rd1, [k_param_0];\n\
+///     .visible .entry k(.param .u64 k_param_0)\n{\n\t.reg .b32 %r<2>;\n\t.reg .b64 %rd<2>;\n\
+///     \tld.param.u64 %rd1, [k_param_0];\n\
 ///     \tld.shared.u32 %r1, [s];\n\tst.global.u32 [%rd1], %r1;\n\tret;\n}\n";
 /// let k = Simulator::new(ptx).unwrap().kernel("k").unwrap();
 /// let out = k.launch(&Launch::new([1; 3], [1; 3], vec![Arg::Buffer(vec![0; 4])]), Vec::new()).unwrap();
@@ -104,7 +106,7 @@ pub const SHARED_FILL: u8 = 0xA5;
 pub struct Simulator {
     module: parse::Module,
     syms: HashMap<String, Symbol>,
-    globals: Vec<(String, Vec<u8>)>,
+    globals: Vec<(String, Vec<u8>, VarSpace)>,
     static_shared: u64,
 }
 
@@ -121,7 +123,7 @@ pub struct Kernel {
     pub name: String,
     prog: Program,
     entry: u32,
-    globals: Vec<(String, Vec<u8>)>,
+    globals: Vec<(String, Vec<u8>, VarSpace)>,
     static_shared: u64,
     /// The cluster shape the kernel declares (`.reqnctapercluster`, nvcc's `__cluster_dims__`).
     cluster: Option<[u32; 3]>,
@@ -165,6 +167,7 @@ impl Simulator {
     /// ```
     pub fn new(ptx: &str) -> Result<Simulator, SimError> {
         let module = parse::parse(ptx)?;
+        validate::module(&module)?;
         let mut syms = HashMap::new();
         let mut globals = Vec::new();
         let mut shared = 0u64;
@@ -177,7 +180,7 @@ impl Simulator {
                         v.name.clone(),
                         Symbol::Global(memory::region_base(globals.len() as u32)),
                     );
-                    globals.push((v.name.clone(), data));
+                    globals.push((v.name.clone(), data, v.space));
                 }
                 VarSpace::Shared if v.dynamic => {}
                 VarSpace::Shared => {
@@ -192,16 +195,16 @@ impl Simulator {
         for v in module.vars.iter().filter(|v| v.dynamic) {
             syms.insert(v.name.clone(), Symbol::Shared(dyn_base));
         }
-        // Shared variables declared inside functions are static shared memory too.
+        // Shared variables declared inside functions are static shared memory too, each
+        // function's its own (the decoder finds them by `function/name`).
         for f in &module.funcs {
             for s in f.body.iter().flatten() {
                 if let parse::Stmt::Local(v) = s
                     && v.space == VarSpace::Shared
-                    && !syms.contains_key(&v.name)
                 {
                     let off = shared.next_multiple_of(v.align.max(1));
                     shared = off + v.size;
-                    syms.insert(v.name.clone(), Symbol::Shared(off));
+                    syms.insert(decode::scoped_name(&f.name, &v.name), Symbol::Shared(off));
                 }
             }
         }
@@ -303,6 +306,7 @@ impl Simulator {
                     .filter(|r| self.module.funcs[*r as usize].body.is_some()),
             );
         }
+        validate::kernel_shared(&self.module, name, prog.by_module_index.keys().copied())?;
         // Functions reached only through pointers in data (a completion function stored in a
         // host-built object): every other device function, where it decodes, so an indirect
         // call can find it.
@@ -445,8 +449,11 @@ impl Kernel {
             )));
         }
         let mut mem = memory::Memory::default();
-        for (name, data) in &self.globals {
+        for (name, data, space) in &self.globals {
             mem.add_region(name, data.clone());
+            if let Some(region) = mem.regions.last_mut() {
+                region.constant = *space == VarSpace::Const;
+            }
         }
         let mut envregs = [0u32; 32];
         if launch.cooperative {

@@ -58,6 +58,8 @@ pub struct Region {
     pub data: Vec<u8>,
     /// For a block `malloc` returned: whether `free` has taken it back (`None`: not a heap block).
     pub freed: Option<bool>,
+    /// A `.const` variable: the kernel may not store to it.
+    pub constant: bool,
 }
 
 /// A live `mbarrier` object.
@@ -90,6 +92,7 @@ impl Memory {
             name: name.to_string(),
             data,
             freed: None,
+            constant: false,
         });
         region_base(self.regions.len() as u32 - 1)
     }
@@ -204,6 +207,23 @@ impl Memory {
                     )),
                 }
             }
+        }
+    }
+
+    /// Why a store of `space` to `loc` is illegal: `st.const`, or any store (generic, `atom`,
+    /// `red`) into a `.const` variable ("Stores to const memory are illegal", PTX ISA).
+    pub fn store_refused(&self, space: Space, loc: Loc) -> Option<String> {
+        let region = match loc {
+            Loc::Global(r, _) => self.regions.get(r as usize),
+            _ => None,
+        };
+        match region {
+            Some(reg) if reg.constant || space == Space::Const => Some(format!(
+                "store to `{}`, in .const memory: stores to const memory are illegal",
+                reg.name
+            )),
+            _ if space == Space::Const => Some("stores to const memory are illegal".into()),
+            _ => None,
         }
     }
 

@@ -25,6 +25,10 @@ pub struct Var {
     pub init: Vec<u8>,
     /// `.extern .shared … name[]`: dynamic shared memory.
     pub dynamic: bool,
+    /// Declared `.extern` (defined elsewhere), not defined here.
+    pub external: bool,
+    /// The PTX line of its declaration.
+    pub line: u32,
 }
 
 /// A parameter of a function or a call sequence: name and size in bytes.
@@ -57,7 +61,8 @@ pub enum Stmt {
     Local(Var),
     /// A `.param` declared inside a call sequence.
     Param(Param),
-    /// Registers declared by name without `%` (`.reg .f16 low, high;`).
+    /// The registers a `.reg` declares, as written: `%r<6>` (`%r0` to `%r5`), `%rd1`, or a
+    /// name without `%` (`.reg .f16 low, high;`).
     Regs(Vec<String>),
 }
 
@@ -303,6 +308,8 @@ fn parse_var(s: &str, line: u32) -> Result<Var, SimError> {
         size,
         init: bytes,
         dynamic,
+        external: words.contains(&".extern"),
+        line,
     })
 }
 
@@ -350,7 +357,44 @@ fn split_operands(s: &str) -> Vec<String> {
     out
 }
 
-fn parse_instr(s: &str, line: u32, loc: &LocState) -> RawInstr {
+/// Refuses two operands written without a comma between them (`ld.param.u64 %rd1 [p]`), which
+/// would otherwise read as one operand: ptxas rejects the statement.
+fn check_commas(opcode: &str, operands: &[String], line: u32) -> Result<(), SimError> {
+    for operand in operands {
+        let mut depth = 0i32;
+        let mut words = vec![String::new()];
+        for c in operand.chars() {
+            match c {
+                '{' | '[' | '(' => depth += 1,
+                '}' | ']' | ')' => depth -= 1,
+                _ => {}
+            }
+            if c.is_whitespace() && depth == 0 {
+                if !words.last().is_some_and(String::is_empty) {
+                    words.push(String::new());
+                }
+            } else if let Some(w) = words.last_mut() {
+                w.push(c);
+            }
+        }
+        words.retain(|w| !w.is_empty());
+        let operator = |c: char| "+-*/|&!<>=".contains(c);
+        for pair in words.windows(2) {
+            if !pair[0].ends_with(operator) && !pair[1].starts_with(operator) {
+                return Err(SimError::parse(
+                    line,
+                    format!(
+                        "`{opcode}`: no comma between operands `{}` and `{}`",
+                        pair[0], pair[1]
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn parse_instr(s: &str, line: u32, loc: &LocState) -> Result<RawInstr, SimError> {
     let mut rest = s.trim();
     let mut guard = None;
     if let Some(g) = rest.strip_prefix('@') {
@@ -363,14 +407,16 @@ fn parse_instr(s: &str, line: u32, loc: &LocState) -> RawInstr {
         rest = g[end..].trim();
     }
     let end = rest.find(char::is_whitespace).unwrap_or(rest.len());
-    RawInstr {
+    let (opcode, operands) = (&rest[..end], split_operands(rest[end..].trim()));
+    check_commas(opcode, &operands, line)?;
+    Ok(RawInstr {
         guard,
-        opcode: rest[..end].to_string(),
-        operands: split_operands(rest[end..].trim()),
+        opcode: opcode.to_string(),
+        operands,
         line,
         src: loc.current,
         caller: loc.caller,
-    }
+    })
 }
 
 /// The parameter list between the outermost parentheses of `s` starting at `from`.
@@ -515,11 +561,11 @@ fn parse_body(ps: &[Piece], mut i: usize) -> Result<(Vec<Stmt>, usize), SimError
                 {
                     loc.read(directive);
                 } else if let Some(decl) = s.strip_prefix(".reg") {
-                    // Registers are named where used (decode gives each name a slot); names
-                    // without `%` must be declared to be told from symbols.
+                    // Decode gives each register a slot where it is used and refuses a use
+                    // no `.reg` declares (ptxas: "Unknown symbol").
                     let names: Vec<String> = decl
-                        .split([' ', '\t', ','])
-                        .filter(|w| !w.is_empty() && !w.starts_with(['.', '%']) && !w.contains('<'))
+                        .split([' ', '\t', '\n', ','])
+                        .filter(|w| !w.is_empty() && !w.starts_with('.'))
                         .map(str::to_string)
                         .collect();
                     if !names.is_empty() {
@@ -532,7 +578,7 @@ fn parse_body(ps: &[Piece], mut i: usize) -> Result<(Vec<Stmt>, usize), SimError
                 } else if s.starts_with('.') || s.contains(".callprototype") {
                     // `.pragma`, `.maxntid`, prototypes: no effect on execution.
                 } else {
-                    out.push(Stmt::Instr(parse_instr(s, line, &loc)));
+                    out.push(Stmt::Instr(parse_instr(s, line, &loc)?));
                 }
             }
         }

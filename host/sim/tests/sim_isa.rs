@@ -182,7 +182,7 @@ fn cvt_to_integer_rounds_as_asked_and_saturates() {
     // `cvt.rni` rounds to nearest even (3.5 → 4, not truncated to 3); a float beyond the
     // integer range saturates (1e20 → i32::MAX), as the ISA defines float-to-integer `cvt`.
     let ptx = ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k(.param .u64 p)\n{\n\
-        \tld.param.u64 %rd1, [p];\n\tmov.f32 %f3, 0f40600000;\n\tcvt.rni.s32.f32 %r15, %f3;\n\
+        \t.reg .b32 %r<20>;\n\t.reg .b64 %rd<4>;\n\t.reg .f32 %f<5>;\n\t.reg .pred %p<2>;\n\tld.param.u64 %rd1, [p];\n\tmov.f32 %f3, 0f40600000;\n\tcvt.rni.s32.f32 %r15, %f3;\n\
         \tst.global.u32 [%rd1], %r15;\n\tmov.f32 %f4, 0f60AD78EC;\n\tcvt.rzi.s32.f32 %r16, %f4;\n\
         \tst.global.u32 [%rd1+4], %r16;\n\tret;\n}\n";
     let k = Simulator::new(ptx).unwrap().kernel("k").unwrap();
@@ -204,7 +204,7 @@ fn activemask_completes_when_the_other_lanes_wait_at_a_cta_barrier() {
     // Lanes 0..15 take a branch with `activemask`; lanes 16..31 go straight to `bar.sync`, where
     // lanes 0..15 join them after. The active mask is the branch's 16 lanes.
     let ptx = ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k(.param .u64 p)\n{\n\
-        \tld.param.u64 %rd1, [p];\n\tmov.u32 %r1, %tid.x;\n\tsetp.ge.u32 %p1, %r1, 16;\n\
+        \t.reg .b32 %r<20>;\n\t.reg .b64 %rd<4>;\n\t.reg .f32 %f<5>;\n\t.reg .pred %p<2>;\n\tld.param.u64 %rd1, [p];\n\tmov.u32 %r1, %tid.x;\n\tsetp.ge.u32 %p1, %r1, 16;\n\
         \t@%p1 bra $L_join;\n\tactivemask.b32 %r2;\n\tmul.wide.u32 %rd2, %r1, 4;\n\
         \tadd.s64 %rd3, %rd1, %rd2;\n\tst.global.u32 [%rd3], %r2;\n$L_join:\n\tbar.sync 0;\n\tret;\n}\n";
     let k = Simulator::new(ptx).unwrap().kernel("k").unwrap();
@@ -227,9 +227,9 @@ fn vector_parameters_of_a_call() {
     // of the result, `ld.param.v2` by the caller.
     let ptx = ".version 8.0\n.target sm_80\n.address_size 64\n\
         .func (.param .align 8 .b8 r[8]) swap(.param .align 16 .b8 a[16])\n{\n\
-        \tld.param.v4.u32 {%r1, %r2, _, %r4}, [a];\n\tadd.s32 %r5, %r1, %r4;\n\
+        \t.reg .b32 %r<8>;\n\tld.param.v4.u32 {%r1, %r2, _, %r4}, [a];\n\tadd.s32 %r5, %r1, %r4;\n\
         \tst.param.v2.u32 [r+0], {%r2, %r5};\n\tret;\n}\n\
-        .visible .entry k(.param .u64 p)\n{\n\tld.param.u64 %rd1, [p];\n\
+        .visible .entry k(.param .u64 p)\n{\n\t.reg .b32 %r<8>;\n\t.reg .b64 %rd<2>;\n\tld.param.u64 %rd1, [p];\n\
         \t{\n\t.param .align 16 .b8 param0[16];\n\tst.param.v4.u32 [param0+0], {10, 20, 30, 40};\n\
         \t.param .align 8 .b8 retval0[8];\n\tcall.uni (retval0), swap, (param0);\n\
         \tld.param.v2.u32 {%r6, %r7}, [retval0+0];\n\t}\n\

@@ -1,6 +1,6 @@
 //! One PTX instruction decoded to its compact form (the opcode's big match).
 
-use super::operands::{FnDecoder, err, need};
+use super::operands::{FnDecoder, err, invalid, need};
 use super::*;
 use super::{arith, collective};
 use crate::parse::RawInstr;
@@ -42,6 +42,10 @@ pub(super) fn decode_one(d: &mut FnDecoder, i: &RawInstr, at: usize) -> Result<O
                     i,
                     "only packing and unpacking .b128 registers is supported",
                 ));
+            } else if rest.last() == Some(&"pred") {
+                // A predicate is one bit: `mov.pred %p, -1` (nvcc -G) sets it true, so any
+                // non-zero source is stored as 1 and `not.pred` after it gives false.
+                Op::PredBin(BinOp::Or, d.dst(i, &o[0])?, d.src(i, &o[1])?, Src::Imm(0))
             } else {
                 Op::Un(UnOp::Mov, ty, d.dst(i, &o[0])?, d.src(i, &o[1])?)
             }
@@ -82,14 +86,8 @@ pub(super) fn decode_one(d: &mut FnDecoder, i: &RawInstr, at: usize) -> Result<O
                 _ => return Err(err(i, "not supported")),
             };
             if rest.last() == Some(&"pred") {
-                // not.pred: logical not of a predicate.
-                Op::Bin(
-                    BinOp::Xor,
-                    Ty::PRED,
-                    d.dst(i, &o[0])?,
-                    d.src(i, &o[1])?,
-                    Src::Imm(1),
-                )
+                // not.pred: logical not of a predicate, one bit whatever the source's bits.
+                Op::PredBin(BinOp::Xor, d.dst(i, &o[0])?, d.src(i, &o[1])?, Src::Imm(1))
             } else {
                 Op::Un(u, ty, d.dst(i, &o[0])?, d.src(i, &o[1])?)
             }
@@ -454,7 +452,7 @@ pub(super) fn decode_one(d: &mut FnDecoder, i: &RawInstr, at: usize) -> Result<O
                         d.reached.push(*f);
                         Callee::Direct(*f)
                     }
-                    _ => return Err(err(i, format!("call to unknown function `{target}`"))),
+                    _ => return Err(invalid(i, format!("call to unknown function `{target}`"))),
                 }
             };
             let mut args = Vec::new();

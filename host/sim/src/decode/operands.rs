@@ -10,13 +10,22 @@ pub(super) struct FnDecoder<'a> {
     pub(super) param_size: u32,
     pub(super) locals: HashMap<String, u64>,
     pub(super) syms: &'a HashMap<String, Symbol>,
+    /// The `.shared` variables declared inside the function, by name.
+    pub(super) scoped: HashMap<String, Symbol>,
     pub(super) labels: HashMap<String, u32>,
     /// Branches to patch: (instruction index, label).
     pub(super) fixups: Vec<(usize, String)>,
     /// Functions called or whose address is taken: module indices.
     pub(super) reached: Vec<u32>,
-    /// Registers declared without `%` (`.reg .f16 low;` in the toolkit headers' inline asm).
+    /// Registers declared by name: `%rd1`, and those without `%` (`.reg .f16 low;` in the
+    /// toolkit headers' inline asm).
     pub(super) declared: std::collections::HashSet<String>,
+    /// Registers declared as a range (`.reg .b32 %r<6>;`): prefix → how many (`%r0` to `%r5`).
+    pub(super) ranges: HashMap<String, u32>,
+    /// The PTX line of the instruction being decoded.
+    pub(super) line: u32,
+    /// The first register used that no `.reg` declares, with its PTX line.
+    pub(super) undeclared: Option<(String, u32)>,
     /// Whether an `ld.global.nc` was decoded.
     pub(super) has_nc: bool,
 }
@@ -28,10 +37,61 @@ pub(super) fn err(i: &RawInstr, what: impl std::fmt::Display) -> SimError {
     ))
 }
 
+/// Invalid PTX (ptxas rejects it): bad input naming the line, the instruction and what is wrong.
+pub(super) fn invalid(i: &RawInstr, what: impl std::fmt::Display) -> SimError {
+    SimError::parse(i.line, format!("`{}`: {what}", i.opcode))
+}
+
+/// Whether `s` is written as a PTX identifier (a name ptxas would look up as a symbol).
+fn identifier(s: &str) -> bool {
+    let mut chars = s.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || matches!(c, '_' | '$' | '%'))
+        && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '$'))
+}
+
 impl FnDecoder<'_> {
     pub(super) fn reg(&mut self, name: &str) -> u32 {
+        if !self.regs.contains_key(name) {
+            self.check_declared(name);
+        }
         let n = self.regs.len() as u32;
         *self.regs.entry(name.to_string()).or_insert(n)
+    }
+    /// Adds the registers of a `.reg` statement (`%r<6>`, `%rd1`, `low`).
+    pub(super) fn declare(&mut self, names: &[String]) {
+        for name in names {
+            let range = name
+                .strip_suffix('>')
+                .and_then(|n| n.split_once('<'))
+                .and_then(|(prefix, count)| Some((prefix, count.trim().parse::<u32>().ok()?)));
+            match range {
+                Some((prefix, count)) => {
+                    let known = self.ranges.entry(prefix.to_string()).or_insert(0);
+                    *known = (*known).max(count);
+                }
+                None => {
+                    self.declared.insert(name.clone());
+                }
+            }
+        }
+    }
+    /// Notes `name` as the first undeclared register unless a `.reg` declares it.
+    fn check_declared(&mut self, name: &str) {
+        if self.undeclared.is_some() || self.declared.contains(name) {
+            return;
+        }
+        let digits = name.len() - name.trim_end_matches(|c: char| c.is_ascii_digit()).len();
+        let (prefix, number) = name.split_at(name.len() - digits);
+        let in_range = !number.is_empty()
+            && (number == "0" || !number.starts_with('0'))
+            && number
+                .parse::<u32>()
+                .is_ok_and(|n| self.ranges.get(prefix).is_some_and(|&count| n < count));
+        if !in_range {
+            self.undeclared = Some((name.to_string(), self.line));
+        }
     }
     /// A `.b128` register: two adjacent slots, the low 64 bits first (`%q`, then `%q+hi`).
     pub(super) fn reg128(&mut self, i: &RawInstr, s: &str) -> Result<u32, SimError> {
@@ -39,6 +99,9 @@ impl FnDecoder<'_> {
             return Err(err(i, format!("`{s}` is not a .b128 register")));
         }
         let hi = format!("{s}+hi");
+        if !self.regs.contains_key(s) {
+            self.check_declared(s);
+        }
         match (self.regs.get(s), self.regs.get(&hi)) {
             (Some(&r), Some(_)) => Ok(r),
             (None, _) => {
@@ -78,12 +141,16 @@ impl FnDecoder<'_> {
         if let Some(&off) = self.locals.get(s) {
             return Ok(Src::Local(off));
         }
-        match self.syms.get(s) {
+        match self.scoped.get(s).or_else(|| self.syms.get(s)) {
             Some(Symbol::Global(a)) | Some(Symbol::Shared(a)) => Ok(Src::Imm(*a)),
             Some(Symbol::Func(f)) => {
                 self.reached.push(*f);
                 Ok(Src::Imm(crate::memory::func_addr(*f)))
             }
+            None if identifier(s) => Err(invalid(
+                i,
+                format!("unknown symbol `{s}` (no variable, function or register of that name)"),
+            )),
             None => Err(err(i, format!("unknown operand `{s}`"))),
         }
     }
@@ -116,7 +183,7 @@ impl FnDecoder<'_> {
         };
         match self.params.get(name) {
             Some(&(o, _)) => Ok(o + off),
-            None => Err(err(i, format!("unknown parameter `{name}`"))),
+            None => Err(invalid(i, format!("unknown parameter `{name}`"))),
         }
     }
     pub(super) fn add_param(&mut self, name: &str, size: u32) -> u32 {
@@ -132,7 +199,10 @@ impl FnDecoder<'_> {
 
 pub(super) fn need(i: &RawInstr, n: usize) -> Result<&[String], SimError> {
     if i.operands.len() < n {
-        Err(err(i, format!("expected {n} operands")))
+        Err(invalid(
+            i,
+            format!("expected {n} operands, {} given", i.operands.len()),
+        ))
     } else {
         Ok(&i.operands)
     }
