@@ -167,3 +167,87 @@ fn a_morally_strong_read_modify_write_continues_the_release_sequence() {
         assert_eq!(ok.buffers[0][16], 42, "seed {seed}");
     }
 }
+
+/// Slots of the queue: a power of two, fewer than the producers, so slots are reused.
+const QUEUE_SLOTS: u32 = 4;
+
+/// A bounded multi-producer multi-consumer queue (sequence-numbered slots, tickets from
+/// `atom.add`): one block, threads `0..n` each enqueue their index + 100, threads `n..2n` each
+/// dequeue one value into `out[i - n]`. A slot's sequence number and value share an 8-byte
+/// granule. The producer publishes the slot with a store of `publish` semantics (`release`, or
+/// the bug: `relaxed`, which orders nothing: the consumer's plain read of the value races with
+/// the producer's plain write in every execution).
+fn queue_kernel(n: u32, publish: &str) -> String {
+    let out = 8 + 8 * QUEUE_SLOTS;
+    let mask = QUEUE_SLOTS - 1;
+    format!(
+        ".version 7.8\n.target sm_90\n.address_size 64\n\n\
+         .visible .entry queue(\n\t.param .u64 queue_param_0\n)\n{{\n\
+         \t.reg .pred %p<4>;\n\t.reg .b32 %r<16>;\n\t.reg .b64 %rd<8>;\n\
+         \tld.param.u64 %rd1, [queue_param_0];\n\tmov.u32 %r1, %tid.x;\n\
+         \tsetp.ge.u32 %p1, %r1, {n};\n\t@%p1 bra $CONSUMER;\n\
+         \tatom.relaxed.gpu.global.add.u32 %r3, [%rd1+4], 1;\n\
+         \tand.b32 %r4, %r3, {mask};\n\tmul.wide.u32 %rd2, %r4, 8;\n\tadd.s64 %rd3, %rd1, %rd2;\n\
+         $FREE:\n\tld.acquire.gpu.global.u32 %r5, [%rd3+8];\n\tsetp.ne.u32 %p2, %r5, %r3;\n\
+         \t@%p2 bra $FREE;\n\tadd.u32 %r6, %r1, 100;\n\tst.global.u32 [%rd3+12], %r6;\n\
+         \tadd.u32 %r7, %r3, 1;\n\tst.{publish}.gpu.global.u32 [%rd3+8], %r7;\n\tbra.uni $END;\n\
+         $CONSUMER:\n\tatom.relaxed.gpu.global.add.u32 %r3, [%rd1], 1;\n\
+         \tand.b32 %r4, %r3, {mask};\n\tmul.wide.u32 %rd2, %r4, 8;\n\tadd.s64 %rd3, %rd1, %rd2;\n\
+         \tadd.u32 %r7, %r3, 1;\n\
+         $FULL:\n\tld.acquire.gpu.global.u32 %r5, [%rd3+8];\n\tsetp.ne.u32 %p2, %r5, %r7;\n\
+         \t@%p2 bra $FULL;\n\tld.global.u32 %r6, [%rd3+12];\n\
+         \tadd.u32 %r8, %r3, {QUEUE_SLOTS};\n\tst.release.gpu.global.u32 [%rd3+8], %r8;\n\
+         \tsub.u32 %r9, %r1, {n};\n\tmul.wide.u32 %rd4, %r9, 4;\n\tadd.s64 %rd5, %rd1, %rd4;\n\
+         \tst.global.u32 [%rd5+{out}], %r6;\n\
+         $END:\n\tret;\n}}\n"
+    )
+}
+
+fn run_queue(n: u32, publish: &str, seed: u64) -> Outcome {
+    let sim = Simulator::new(&queue_kernel(n, publish)).unwrap();
+    // Head and tail tickets 0, slot i's sequence number i, then the consumers' outputs.
+    let mut buffer = vec![0u8; (8 + 8 * QUEUE_SLOTS + 4 * n) as usize];
+    for i in 0..QUEUE_SLOTS {
+        let at = (8 + 8 * i) as usize;
+        buffer[at..at + 4].copy_from_slice(&i.to_le_bytes());
+    }
+    let mut l = Launch::new([1, 1, 1], [2 * n, 1, 1], vec![Arg::Buffer(buffer)]);
+    l.seed = seed;
+    sim.kernel("queue").unwrap().launch(&l, Vec::new()).unwrap()
+}
+
+/// The racy queue is reported in every single-schedule run (each seed, 8, 16 and 32 threads
+/// per side): the producer's record of its write of the value must survive its own store of
+/// the sequence number in the same granule and the consumers' spinning loads; its correct twin
+/// in none, every value dequeued once.
+#[test]
+fn a_queue_publishing_without_release_is_reported_in_every_schedule() {
+    for n in [8, 16, 32] {
+        for seed in 0..10 {
+            let racy = run_queue(n, "relaxed", seed);
+            let value_race = racy.findings.iter().any(|f| {
+                f.kind == FindingKind::Race
+                    && f.text.contains("plain write `st.global.u32`")
+                    && f.text.contains("plain read `ld.global.u32`")
+            });
+            assert!(value_race, "n {n}, seed {seed}: {:?}", racy.findings);
+            let ok = run_queue(n, "release", seed);
+            assert!(
+                ok.findings.is_empty(),
+                "n {n}, seed {seed}: {:?}",
+                ok.findings
+            );
+            let out = &ok.buffers[0][(8 + 8 * QUEUE_SLOTS) as usize..];
+            let mut got: Vec<u32> = out
+                .chunks(4)
+                .map(|w| u32::from_le_bytes(w.try_into().unwrap()))
+                .collect();
+            got.sort_unstable();
+            assert_eq!(
+                got,
+                (100..100 + n).collect::<Vec<_>>(),
+                "n {n}, seed {seed}"
+            );
+        }
+    }
+}
