@@ -12,6 +12,7 @@
 use super::decode::{Addr, Scope, Space, Src};
 use super::exec::{Event, Thread, World};
 use super::memory;
+use super::race::SyncOp;
 
 /// One copy in flight: addresses (shared destination, global source), bytes copied, bytes read
 /// from the source (the rest are zero), the instruction, and its group (`None` until
@@ -136,7 +137,12 @@ impl World<'_> {
         }
         if let Some(race) = &mut self.race {
             let key = Self::sync_key(th.cta, loc);
-            race.write_sync(key, t, Scope::Cta, false, false);
+            let op = SyncOp {
+                size: c.size as u8,
+                strong: false,
+                scope: Scope::Cta,
+            };
+            race.write_sync(key, t, op, false, false);
         }
         self.progress = true;
         None

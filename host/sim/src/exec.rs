@@ -6,7 +6,7 @@
 use super::cluster::{self, ClusterRegister};
 use super::decode::{Inst, Op, Program, Scope, Space, Special, Src};
 use super::memory::{self, LOCAL_WINDOW, Loc, Memory, SHARED_WINDOW};
-use super::race::{Access, Race, RaceHit};
+use super::race::{Access, Race, RaceHit, SyncOp};
 use super::values::{binary, bit_field_extract, compare, convert, rmw, sext, unary};
 
 /// A call frame.
@@ -466,7 +466,12 @@ impl World<'_> {
                     }
                     if strong && let Some(race) = &mut self.race {
                         let key = Self::sync_key(th.cta, loc);
-                        race.read_sync(key, t, *scope, sem.acquires());
+                        let op = SyncOp {
+                            size: ty.bytes as u8,
+                            strong,
+                            scope: *scope,
+                        };
+                        race.read_sync(key, t, op, sem.acquires());
                     }
                     if !th.seen(addr, raw) {
                         self.progress = true;
@@ -500,11 +505,12 @@ impl World<'_> {
                     }
                     if let Some(race) = &mut self.race {
                         let key = Self::sync_key(th.cta, loc);
-                        if strong {
-                            race.write_sync(key, t, *scope, sem.releases(), false);
-                        } else {
-                            race.write_sync(key, t, *scope, false, false);
-                        }
+                        let op = SyncOp {
+                            size: ty.bytes as u8,
+                            strong,
+                            scope: *scope,
+                        };
+                        race.write_sync(key, t, op, strong && sem.releases(), false);
                     }
                     if old != value & ty.mask() {
                         self.progress = true;
@@ -548,8 +554,16 @@ impl World<'_> {
                     }
                     if let Some(race) = &mut self.race {
                         let key = Self::sync_key(th.cta, loc);
-                        race.read_sync(key, t, *scope, sem.acquires());
-                        race.write_sync(key, t, *scope, sem.releases(), true);
+                        let op = SyncOp {
+                            size: ty.bytes as u8,
+                            strong: true,
+                            scope: *scope,
+                        };
+                        // A reduction's read forms no acquire pattern (PTX ISA 8.8, 8.11.1).
+                        if d.is_some() {
+                            race.read_sync(key, t, op, sem.acquires());
+                        }
+                        race.write_sync(key, t, op, sem.releases(), true);
                     }
                     if new != old || !th.seen(addr, old) {
                         self.progress = true;

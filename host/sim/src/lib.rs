@@ -592,7 +592,7 @@ impl Kernel {
                     device: false,
                 });
             }
-            race::Race::new(places, launch.seed, self.prog.has_nc)
+            race::Race::new(places, self.prog.has_nc)
         });
         let mut world = World {
             prog: &self.prog,

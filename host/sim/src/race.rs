@@ -1,14 +1,32 @@
-//! The scoped race detector: vector clocks per thread, release/acquire synchronisation through
-//! per-location clocks that remember the scope and the releasing thread's position, fences at
-//! their scope, `bar.sync` at CTA scope and mbarrier phases (joined by the scheduler through
-//! [`Race::join_all`] and [`Race::absorb`]).
+//! The scoped race detector: vector clocks per thread, and the synchronisation of PTX ISA 8.9.4
+//! between morally strong operations only ([`sync`]): release and acquire patterns through
+//! per-location clocks that remember the scope of each pattern's first operation, fences per
+//! scope, `bar.sync` at CTA scope, cluster barriers and mbarrier phases
+//! (joined by the scheduler through [`Race::join_all`], [`Race::release_into`] and
+//! [`Race::absorb`]).
 //!
-//! Each 8-byte granule of global and shared memory keeps up to four recent accesses (thread,
-//! its clock, bytes, read/write, strong, scope: ThreadSanitizer's shadow cells). Two accesses
-//! race when they overlap, one writes, the earlier is not ordered before the later by the
-//! executed schedule's causality order, and they are not *morally strong* (PTX ISA 8.7: both
-//! strong, each one's scope includes the other's thread, and the same bytes). Plain accesses are
-//! never morally strong.
+//! Two accesses race when they overlap, one writes, the earlier is not ordered before the later
+//! by the causality order of the executed schedule, and they are not *morally strong* (PTX ISA
+//! 8.7: both strong, each one's scope includes the other's thread, and the same bytes). Plain
+//! accesses are never morally strong.
+//!
+//! **Precision.** In the one schedule it runs, the detector reports a race at every access that
+//! races with an earlier access of the schedule (at least one finding per such access; the
+//! scheduler names each pair of instructions once): each 8-byte granule keeps every access a
+//! later one could race with, dropping a record only when a later access of the same bytes
+//! ordered after it stands in for it ([`shadow`]), never for space. Causality is the one the
+//! schedule shows (reads return the value of the last write): a race of another interleaving, or
+//! one that needs a read to return an older value, shows only in a schedule that runs that way
+//! (more seeds, other modes). The synchronisation tracked is a subset of PTX's, so the detector
+//! may report a race where the model finds an order it does not track, never the other way: no
+//! Fence-SC edges between `fence.sc` operations (the schedule does not fix that order, see
+//! [`sync`]), no acquire pattern `ld.relaxed [M]; ld.acquire [M]`, no patterns through accesses
+//! of different sizes of one location.
+
+mod shadow;
+mod sync;
+
+pub use sync::SyncOp;
 
 use super::decode::Scope;
 use std::collections::HashMap;
@@ -32,46 +50,15 @@ pub fn includes(s: Scope, a: Place, b: Place) -> bool {
     }
 }
 
-/// One remembered access.
+/// One remembered access, as a finding names it.
 #[derive(Clone, Copy, Debug)]
 pub struct Shadow {
     pub tid: u32,
-    pub clock: u32,
     pub mask: u8,
     pub write: bool,
     pub strong: bool,
     pub scope: Scope,
     pub inst: u32,
-}
-
-const EMPTY: u32 = u32::MAX;
-const SLOTS: usize = 4;
-
-#[derive(Clone, Copy)]
-struct Granule([Shadow; SLOTS]);
-
-impl Default for Granule {
-    fn default() -> Self {
-        Granule(
-            [Shadow {
-                tid: EMPTY,
-                clock: 0,
-                mask: 0,
-                write: false,
-                strong: false,
-                scope: Scope::Cta,
-                inst: 0,
-            }; SLOTS],
-        )
-    }
-}
-
-/// A release published at a location: its scope, the releaser's place and clock.
-#[derive(Clone, Debug)]
-struct SyncEntry {
-    scope: Scope,
-    place: Place,
-    vc: Vec<u32>,
 }
 
 /// An access being checked.
@@ -96,7 +83,8 @@ pub struct RaceHit {
 /// Why a read through `ld.global.nc` and a write of the launch conflict, whatever orders them.
 pub const READ_ONLY_REASON: &str = "ld.global.nc reads through the non-coherent read-only path, which the memory model does not cover (PTX ISA 8.1): a location written during the kernel must not be read there";
 
-/// The `ld.global.nc` reads and the writes of a launch, per (region, granule): the last of each.
+/// The `ld.global.nc` reads and the writes of a launch, per (region, granule): the first of each,
+/// with the bytes of all.
 #[derive(Default)]
 struct ReadOnly {
     reads: HashMap<(u64, u32), Shadow>,
@@ -109,13 +97,18 @@ pub struct Race {
     read_only: Option<ReadOnly>,
     pub places: Vec<Place>,
     vcs: Vec<Vec<u32>>,
-    /// Clock of each thread at its last release fence, with the fence's scope.
-    fence_rel: Vec<Option<(Vec<u32>, Scope)>>,
-    /// Releases seen by relaxed reads, waiting for an acquire fence.
-    pending: Vec<Option<Vec<u32>>>,
-    shadows: HashMap<u64, Vec<Granule>>,
-    syncs: HashMap<u64, Vec<SyncEntry>>,
-    rng: u64,
+    /// Each thread's clocks at its latest release fence of each scope.
+    fence_released: Vec<sync::Released>,
+    /// Each thread's latest release operation on a location (thread, location key).
+    release_ops: HashMap<(u32, u64), sync::ReleaseOp>,
+    /// Releases seen by strong reads that did not acquire them, waiting for an acquire fence:
+    /// per thread, indexed by the smallest scope that fence needs.
+    pending: Vec<[Option<Vec<u32>>; 4]>,
+    shadows: HashMap<u64, Vec<shadow::Granule>>,
+    /// Synchronisation state of the locations of each 8-byte granule (by its key's address).
+    syncs: HashMap<u64, Vec<sync::Location>>,
+    /// Whether a 16-byte location synchronises (writes then also look one granule back).
+    wide_locations: bool,
 }
 
 fn join(into: &mut [u32], from: &[u32]) {
@@ -125,7 +118,7 @@ fn join(into: &mut [u32], from: &[u32]) {
 }
 
 impl Race {
-    pub fn new(places: Vec<Place>, seed: u64, read_only: bool) -> Race {
+    pub fn new(places: Vec<Place>, read_only: bool) -> Race {
         let n = places.len();
         let vcs = (0..n)
             .map(|t| {
@@ -138,11 +131,12 @@ impl Race {
             read_only: read_only.then(ReadOnly::default),
             places,
             vcs,
-            fence_rel: vec![None; n],
-            pending: vec![None; n],
+            fence_released: vec![sync::Released::default(); n],
+            release_ops: HashMap::new(),
+            pending: vec![Default::default(); n],
             shadows: HashMap::new(),
             syncs: HashMap::new(),
-            rng: seed | 1,
+            wide_locations: false,
         }
     }
 
@@ -160,7 +154,6 @@ impl Race {
         {
             let new = Shadow {
                 tid: a.tid,
-                clock: 0,
                 mask,
                 write: true,
                 strong: a.strong,
@@ -178,70 +171,22 @@ impl Race {
                     reason: READ_ONLY_REASON,
                 });
             }
-            ro.writes.insert((area, granule), new);
+            // The bytes of every write of the granule so far (the first one names them).
+            ro.writes
+                .entry((area, granule))
+                .and_modify(|w| w.mask |= mask)
+                .or_insert(new);
         }
         let shadow = self.shadows.entry(area).or_default();
         if shadow.len() <= granule as usize {
-            shadow.resize(granule as usize + 1, Granule::default());
+            shadow.resize(granule as usize + 1, shadow::Granule::default());
         }
-        let g = &mut shadow[granule as usize].0;
-        let vc = &self.vcs[a.tid as usize];
-        let me = self.places[a.tid as usize];
-        let mut hit = None;
-        for s in g.iter() {
-            if s.tid == EMPTY || s.tid == a.tid || s.mask & mask == 0 || !(s.write || a.write) {
-                continue;
-            }
-            if s.clock <= vc[s.tid as usize] {
-                continue; // ordered before this access
-            }
-            let other = self.places[s.tid as usize];
-            let morally_strong = s.strong
-                && a.strong
-                && s.mask == mask
-                && includes(s.scope, other, me)
-                && includes(a.scope, me, other);
-            if !morally_strong {
-                let reason = if !(s.strong && a.strong) {
-                    "a plain access is never morally strong"
-                } else if s.mask != mask {
-                    "not morally strong: the accesses differ in size or address"
-                } else {
-                    "not morally strong: a scope does not include the other thread"
-                };
-                hit = Some(RaceHit {
-                    earlier: *s,
-                    later: a,
-                    reason,
-                });
-                break;
-            }
-        }
-        let new = Shadow {
-            tid: a.tid,
-            clock: vc[a.tid as usize],
+        let hit = shadow[granule as usize].access(
             mask,
-            write: a.write,
-            strong: a.strong,
-            scope: a.scope,
-            inst: a.inst,
-        };
-        // Replace this thread's same access, an empty slot, one ordered before now, or a random one.
-        let slot = g
-            .iter()
-            .position(|s| s.tid == a.tid && s.mask == mask && s.write == a.write)
-            .or_else(|| g.iter().position(|s| s.tid == EMPTY))
-            .or_else(|| {
-                g.iter()
-                    .position(|s| s.clock <= vc[s.tid as usize] && (a.write || !s.write))
-            })
-            .unwrap_or_else(|| {
-                self.rng ^= self.rng << 13;
-                self.rng ^= self.rng >> 7;
-                self.rng ^= self.rng << 17;
-                (self.rng % SLOTS as u64) as usize
-            });
-        g[slot] = new;
+            a,
+            self.places[a.tid as usize],
+            &self.vcs[a.tid as usize],
+        );
         read_only_hit.or(hit)
     }
 
@@ -258,14 +203,16 @@ impl Race {
         let ro = self.read_only.as_mut()?;
         let read = Shadow {
             tid: t,
-            clock: 0,
             mask,
             write: false,
             strong: false,
             scope: Scope::Sys,
             inst,
         };
-        ro.reads.insert((area, granule), read);
+        ro.reads
+            .entry((area, granule))
+            .and_modify(|r| r.mask |= mask)
+            .or_insert(read);
         let w = ro
             .writes
             .get(&(area, granule))
@@ -281,69 +228,6 @@ impl Race {
             },
             reason: READ_ONLY_REASON,
         })
-    }
-
-    /// A strong read of `loc` at `scope` by `t`: joins the releases it synchronises with (into
-    /// the clock when `acquire`, else into the pending set for a later acquire fence).
-    pub fn read_sync(&mut self, loc: u64, t: u32, scope: Scope, acquire: bool) {
-        let Some(entries) = self.syncs.get(&loc) else {
-            return;
-        };
-        let me = self.places[t as usize];
-        for e in entries {
-            if !(includes(e.scope, e.place, me) && includes(scope, me, e.place)) {
-                continue;
-            }
-            if acquire {
-                join(&mut self.vcs[t as usize], &e.vc);
-            } else {
-                let n = self.places.len();
-                join(
-                    self.pending[t as usize].get_or_insert_with(|| vec![0; n]),
-                    &e.vc,
-                );
-            }
-        }
-    }
-
-    /// A strong write of `loc` at `scope` by `t`: publishes its release (or the last release
-    /// fence's), continuing the release sequence when `rmw`.
-    pub fn write_sync(&mut self, loc: u64, t: u32, scope: Scope, release: bool, rmw: bool) {
-        let place = self.places[t as usize];
-        let published = if release {
-            Some((self.vcs[t as usize].clone(), scope))
-        } else {
-            self.fence_rel[t as usize]
-                .as_ref()
-                .map(|(vc, s)| (vc.clone(), (*s).min(scope)))
-        };
-        let entries = self.syncs.entry(loc).or_default();
-        if !rmw {
-            entries.clear();
-        }
-        if let Some((vc, scope)) = published {
-            match entries
-                .iter_mut()
-                .find(|e| e.scope == scope && e.place == place)
-            {
-                Some(e) => join(&mut e.vc, &vc),
-                None => entries.push(SyncEntry { scope, place, vc }),
-            }
-        }
-        if release {
-            self.tick(t);
-        }
-    }
-
-    /// A fence by `t`.
-    pub fn fence(&mut self, t: u32, scope: Scope, acquire: bool, release: bool) {
-        if acquire && let Some(p) = self.pending[t as usize].take() {
-            join(&mut self.vcs[t as usize], &p);
-        }
-        if release {
-            self.fence_rel[t as usize] = Some((self.vcs[t as usize].clone(), scope));
-            self.tick(t);
-        }
     }
 
     /// A barrier among `threads`: each one's clock becomes the join of all.

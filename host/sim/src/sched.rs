@@ -4,7 +4,7 @@
 
 use super::exec::{Event, State, Thread, World};
 use super::memory::{self, Loc};
-use super::race::RaceHit;
+use super::race::{RaceHit, SyncOp};
 use super::report::{Finding, FindingKind, inst_name, thread_name};
 use barrier::CtaBarriers;
 use core::sync::atomic::Ordering;
@@ -161,10 +161,15 @@ impl HostCtx<'_, '_> {
         if let (Some(order), Some(race)) = (strong, &mut self.world.race) {
             let key = World::sync_key(u32::MAX, loc);
             let (acq, rel) = strength(order);
+            let op = SyncOp {
+                size: size as u8,
+                strong: true,
+                scope,
+            };
             if is_write {
-                race.write_sync(key, self.t, scope, rel, false);
+                race.write_sync(key, self.t, op, rel, false);
             } else {
-                race.read_sync(key, self.t, scope, acq);
+                race.read_sync(key, self.t, op, acq);
             }
         }
         match write {

@@ -6,6 +6,7 @@
 use super::decode::{Addr, Kind, Space, Src, Ty, VecInst};
 use super::exec::{Event, Thread, World};
 use super::memory::{self, Loc};
+use super::race::SyncOp;
 use super::values::sext;
 
 impl World<'_> {
@@ -64,7 +65,12 @@ impl World<'_> {
                 }
                 if !local && let Some(race) = &mut self.race {
                     let key = Self::sync_key(th.cta, loc);
-                    race.write_sync(key, t, v.scope, strong && v.sem.releases(), false);
+                    let op = SyncOp {
+                        size: size as u8,
+                        strong,
+                        scope: v.scope,
+                    };
+                    race.write_sync(key, t, op, strong && v.sem.releases(), false);
                 }
             } else {
                 let raw = memory::read(bytes, off, size);
@@ -74,7 +80,12 @@ impl World<'_> {
                 if !local {
                     if strong && let Some(race) = &mut self.race {
                         let key = Self::sync_key(th.cta, loc);
-                        race.read_sync(key, t, v.scope, v.sem.acquires());
+                        let op = SyncOp {
+                            size: size as u8,
+                            strong,
+                            scope: v.scope,
+                        };
+                        race.read_sync(key, t, op, v.sem.acquires());
                     }
                     if !th.seen(at, raw) {
                         self.progress = true;

@@ -7,6 +7,7 @@
 use super::decode::{Op, Rmw, Src};
 use super::exec::{Event, Thread, World};
 use super::memory::{self, Loc};
+use super::race::SyncOp;
 
 impl World<'_> {
     /// The high half of a `.b128` register operand.
@@ -62,7 +63,12 @@ impl World<'_> {
                     return None;
                 }
                 if strong && let Some(race) = &mut self.race {
-                    race.read_sync(Self::sync_key(th.cta, loc), t, *scope, sem.acquires());
+                    let op = SyncOp {
+                        size: 16,
+                        strong,
+                        scope: *scope,
+                    };
+                    race.read_sync(Self::sync_key(th.cta, loc), t, op, sem.acquires());
                 }
                 // Both halves recorded: a repeat of both is spinning.
                 if !th.seen(addr, lo) | !th.seen(addr + 8, hi) {
@@ -88,7 +94,12 @@ impl World<'_> {
                 }
                 if let Some(race) = &mut self.race {
                     let releases = strong && sem.releases();
-                    race.write_sync(Self::sync_key(th.cta, loc), t, *scope, releases, false);
+                    let op = SyncOp {
+                        size: 16,
+                        strong,
+                        scope: *scope,
+                    };
+                    race.write_sync(Self::sync_key(th.cta, loc), t, op, releases, false);
                 }
                 if old != value {
                     self.progress = true;
@@ -125,8 +136,13 @@ impl World<'_> {
                 }
                 if let Some(race) = &mut self.race {
                     let key = Self::sync_key(th.cta, loc);
-                    race.read_sync(key, t, *scope, sem.acquires());
-                    race.write_sync(key, t, *scope, sem.releases(), true);
+                    let op = SyncOp {
+                        size: 16,
+                        strong: true,
+                        scope: *scope,
+                    };
+                    race.read_sync(key, t, op, sem.acquires());
+                    race.write_sync(key, t, op, sem.releases(), true);
                 }
                 if new != old || !th.seen(addr, old.0) | !th.seen(addr + 8, old.1) {
                     self.progress = true;

@@ -1,0 +1,158 @@
+//! The shadow state of one 8-byte granule: every access that a later access could still race
+//! with, grouped by kind.
+//!
+//! A record is dropped only when a later access *covers* it: the later access is ordered after
+//! it, touches all of its bytes, writes if it wrote, and is morally strong with every access the
+//! dropped one was morally strong with. Then any access that races with the dropped record also
+//! races with the covering one, which is kept (or itself covered, by the same argument), so no
+//! race of the schedule goes unreported. Nothing is evicted for space.
+
+use super::{Access, Place, RaceHit, Shadow, includes};
+use crate::decode::Scope;
+
+/// One thread's latest access of a kind: its clock at the access and the instruction.
+#[derive(Clone, Copy, Debug)]
+struct Member {
+    tid: u32,
+    clock: u32,
+    inst: u32,
+}
+
+/// Accesses of one kind (bytes, read or write, strength, scope, the threads' place): for a
+/// later access they are all morally strong with it or none is, so the check of the kind is
+/// one comparison and the threads are searched only where moral strength does not excuse them.
+#[derive(Clone, Debug)]
+struct Kind {
+    mask: u8,
+    write: bool,
+    strong: bool,
+    scope: Scope,
+    place: Place,
+    members: Vec<Member>,
+}
+
+impl Kind {
+    fn same_kind(&self, mask: u8, a: &Access, me: Place) -> bool {
+        self.mask == mask
+            && self.write == a.write
+            && self.strong == a.strong
+            && self.scope == a.scope
+            && self.place == me
+    }
+
+    /// PTX ISA 8.7 for threads of different places: both strong, each scope includes the
+    /// other thread, and the same bytes.
+    fn morally_strong_with(&self, mask: u8, a: &Access, me: Place) -> bool {
+        self.strong
+            && a.strong
+            && self.mask == mask
+            && includes(self.scope, self.place, me)
+            && includes(a.scope, me, self.place)
+    }
+
+    /// Whether `a`, once ordered after a member, makes the member's record redundant: it
+    /// touches all its bytes, writes if the member wrote, and (when strong) it is morally
+    /// strong with nothing the member is not morally strong with.
+    fn covered_by(&self, mask: u8, a: &Access, me: Place) -> bool {
+        (!self.write || a.write)
+            && self.mask & !mask == 0
+            && (!a.strong
+                || (self.strong && self.mask == mask && self.place == me && self.scope >= a.scope))
+    }
+
+    fn why_not_morally_strong(&self, mask: u8, a: &Access) -> &'static str {
+        if !(self.strong && a.strong) {
+            "a plain access is never morally strong"
+        } else if self.mask != mask {
+            "not morally strong: the accesses differ in size or address"
+        } else {
+            "not morally strong: a scope does not include the other thread"
+        }
+    }
+}
+
+/// The records of one granule.
+#[derive(Clone, Debug, Default)]
+pub(super) struct Granule {
+    kinds: Vec<Kind>,
+    /// Records kept before the next pass that drops covered ones (amortised: twice the records
+    /// left by the last pass, at least [`PRUNE_FLOOR`]).
+    prune_at: u32,
+}
+
+const PRUNE_FLOOR: u32 = 8;
+
+impl Granule {
+    /// Checks the access `a` of the bytes `mask` by a thread at `me` with clock `vc` against
+    /// the records; records it; returns the first race it completes.
+    pub(super) fn access(&mut self, mask: u8, a: Access, me: Place, vc: &[u32]) -> Option<RaceHit> {
+        let mut hit = None;
+        let mut records = 0;
+        for k in &self.kinds {
+            records += k.members.len() as u32;
+            if hit.is_some()
+                || k.mask & mask == 0
+                || !(k.write || a.write)
+                || k.morally_strong_with(mask, &a, me)
+            {
+                continue;
+            }
+            // A member not ordered before this access (program order excuses its own thread).
+            if let Some(m) = k
+                .members
+                .iter()
+                .find(|m| m.tid != a.tid && m.clock > vc[m.tid as usize])
+            {
+                hit = Some(RaceHit {
+                    earlier: Shadow {
+                        tid: m.tid,
+                        mask: k.mask,
+                        write: k.write,
+                        strong: k.strong,
+                        scope: k.scope,
+                        inst: m.inst,
+                    },
+                    later: a,
+                    reason: k.why_not_morally_strong(mask, &a),
+                });
+            }
+        }
+        if records >= self.prune_at.max(PRUNE_FLOOR) {
+            self.drop_covered(mask, &a, me, vc);
+        }
+        let member = Member {
+            tid: a.tid,
+            clock: vc[a.tid as usize],
+            inst: a.inst,
+        };
+        match self.kinds.iter_mut().find(|k| k.same_kind(mask, &a, me)) {
+            // The thread's own earlier access of the kind is covered by this one.
+            Some(k) => match k.members.iter_mut().find(|m| m.tid == a.tid) {
+                Some(m) => *m = member,
+                None => k.members.push(member),
+            },
+            None => self.kinds.push(Kind {
+                mask,
+                write: a.write,
+                strong: a.strong,
+                scope: a.scope,
+                place: me,
+                members: vec![member],
+            }),
+        }
+        hit
+    }
+
+    /// Drops the records that `a` (about to be recorded) covers and orders after.
+    fn drop_covered(&mut self, mask: u8, a: &Access, me: Place, vc: &[u32]) {
+        let mut left = 0;
+        for k in &mut self.kinds {
+            if k.covered_by(mask, a, me) {
+                k.members.retain(|m| m.clock > vc[m.tid as usize]);
+            }
+            left += k.members.len() as u32;
+        }
+        self.kinds.retain(|k| !k.members.is_empty());
+        self.prune_at = 2 * left;
+    }
+}

@@ -1,0 +1,288 @@
+//! Synchronisation through memory (PTX ISA 8.8, 8.9.2–8.9.4): release and acquire patterns
+//! with fences on either side, release sequences through read-modify-writes, and the Fence-SC
+//! order, each edge made only between morally strong operations.
+//!
+//! - A release pattern ends in a strong write W of a location M and begins with W itself (a
+//!   release operation), with an earlier release operation of the thread on M (rule 2), or with
+//!   an earlier release fence of the thread (rule 3). Its clock is the thread's clock at that
+//!   first operation, published on M with the first operation's scope. A thread keeps, per
+//!   scope, the clock of its latest release fence (and per location, of its latest release
+//!   operation) of at least that scope, so a narrow fence after a wide one hides nothing.
+//! - A read R of M observes the releases published on M when R and the write it reads are
+//!   morally strong; each read-modify-write continues the chain only when it is morally strong
+//!   with the write it reads (observation order, 8.9.2), and any other write starts over.
+//! - A release synchronises with R when its first operation is morally strong with the last
+//!   operation of the acquire pattern: R itself when R acquires, else a later acquire fence
+//!   (rule 3), whose scope decides at the fence (the releases wait in per-scope pending sets).
+//! - `fence.sc` (and `membar`) acts as an acquire-release fence of its scope. The Fence-SC order
+//!   (8.9.3) that would add edges between two of them is not fixed by the schedule: the order
+//!   they ran in is one choice, and the opposite order can be consistent with the same values
+//!   read (nvcc's last-block reduction: each block's `membar.gl; atom.inc`, the last block's
+//!   plain reads); taking the order run would hide the race of the other. So no edge is made
+//!   from it (8.9.4 rule 1 only adds synchronisation: leaving it out can only report more).
+
+use super::{Place, Race, includes, join};
+use crate::decode::Scope;
+use std::rc::Rc;
+
+const SCOPES: [Scope; 4] = [Scope::Cta, Scope::Cluster, Scope::Gpu, Scope::Sys];
+
+fn level(s: Scope) -> usize {
+    match s {
+        Scope::Cta => 0,
+        Scope::Cluster => 1,
+        Scope::Gpu => 2,
+        Scope::Sys => 3,
+    }
+}
+
+/// The smallest scope that includes both places (a scope of an operation by a thread at one
+/// includes the other exactly when it is at least this one).
+fn meeting_scope(a: Place, b: Place) -> Scope {
+    SCOPES
+        .into_iter()
+        .find(|&s| includes(s, a, b))
+        .unwrap_or(Scope::Sys)
+}
+
+/// Two operations of different threads at `a` and `b` with scopes `sa`, `sb`, both strong: each
+/// scope includes the other thread (PTX ISA 8.7 rule 1).
+fn scopes_meet(sa: Scope, a: Place, sb: Scope, b: Place) -> bool {
+    includes(sa, a, b) && includes(sb, b, a)
+}
+
+/// Clocks released at each scope: `[l]` is the clock at the latest release of scope at least
+/// `SCOPES[l]` (shared between the levels one release set).
+#[derive(Clone, Debug, Default)]
+pub(super) struct Released([Option<Rc<Vec<u32>>>; 4]);
+
+impl Released {
+    fn release(&mut self, scope: Scope, clock: &Rc<Vec<u32>>) {
+        for l in 0..=level(scope) {
+            self.0[l] = Some(clock.clone());
+        }
+    }
+
+    /// The distinct clocks with the widest scope each was released at.
+    fn widest(&self) -> impl Iterator<Item = (Scope, &Rc<Vec<u32>>)> {
+        (0..4).rev().filter_map(|l| {
+            let c = self.0[l].as_ref()?;
+            let wider = self.0[l + 1..]
+                .iter()
+                .any(|w| w.as_ref().is_some_and(|w| Rc::ptr_eq(w, c)));
+            (!wider).then_some((SCOPES[l], c))
+        })
+    }
+}
+
+/// The strong write a read of the location observes: its thread, place and scope.
+#[derive(Clone, Copy, Debug)]
+struct LastWrite {
+    tid: u32,
+    place: Place,
+    scope: Scope,
+}
+
+/// A release pattern visible through the location: the scope of its first operation, the
+/// releasing threads' place, and their joined clocks.
+#[derive(Clone, Debug)]
+struct Published {
+    first: Scope,
+    place: Place,
+    vc: Vec<u32>,
+}
+
+/// The synchronisation state of one location (its bytes: `off` in the granule, `size`).
+#[derive(Clone, Debug)]
+pub(super) struct Location {
+    off: u8,
+    size: u8,
+    /// `None` until a strong write of exactly these bytes.
+    last: Option<LastWrite>,
+    published: Vec<Published>,
+}
+
+/// A thread's latest release operation on a location (release pattern rule 2).
+#[derive(Clone, Debug)]
+pub(super) struct ReleaseOp {
+    size: u8,
+    released: Released,
+}
+
+/// The memory operation that synchronises: its bytes, whether it is strong, and its scope.
+#[derive(Clone, Copy, Debug)]
+pub struct SyncOp {
+    pub size: u8,
+    pub strong: bool,
+    pub scope: Scope,
+}
+
+fn overlaps(a_off: u64, a_size: u64, b_off: u64, b_size: u64) -> bool {
+    a_off < b_off + b_size && b_off < a_off + a_size
+}
+
+impl Race {
+    /// Forgets the releases of the locations that a write of `size` bytes at `loc` overlaps
+    /// (`same_too`: also of `loc` itself, for a plain write): a read of them then reads bytes of
+    /// another write that it is not morally strong with (mixed sizes never are, PTX ISA 8.7
+    /// rule 3; plain writes never are).
+    fn reset_overlapping(&mut self, loc: u64, size: u8, same_too: bool) {
+        let (base, size) = (loc & !7, u64::from(size));
+        let granules = [
+            Some(base),
+            (size > 8).then_some(base + 8),
+            self.wide_locations.then_some(base.wrapping_sub(8)),
+        ];
+        for g in granules.into_iter().flatten() {
+            let Some(locs) = self.syncs.get_mut(&g) else {
+                continue;
+            };
+            locs.retain(|l| {
+                let start = g + u64::from(l.off);
+                let same = start == loc && u64::from(l.size) == size;
+                (same && !same_too) || !overlaps(start, u64::from(l.size), loc, size)
+            });
+        }
+    }
+
+    /// A read of `loc` by `t` (`acquire`: an acquire operation): the releases it synchronises
+    /// with join its clock, or wait for a later acquire fence whose scope decides.
+    pub fn read_sync(&mut self, loc: u64, t: u32, op: SyncOp, acquire: bool) {
+        if !op.strong {
+            return;
+        }
+        let Some(l) = self.syncs.get(&(loc & !7)).and_then(|locs| {
+            locs.iter()
+                .find(|l| u64::from(l.off) == loc & 7 && l.size == op.size)
+        }) else {
+            return;
+        };
+        let me = self.places[t as usize];
+        // The read and the write it reads are morally strong (observation order, 8.9.2).
+        if !l
+            .last
+            .is_some_and(|w| w.tid == t || scopes_meet(w.scope, w.place, op.scope, me))
+        {
+            return;
+        }
+        for p in &l.published {
+            let meet = meeting_scope(p.place, me);
+            // The pattern's first operation must include this thread (8.9.4 rule 4).
+            if p.first < meet {
+                continue;
+            }
+            if acquire && op.scope >= meet {
+                join(&mut self.vcs[t as usize], &p.vc);
+            } else {
+                let n = self.places.len();
+                join(
+                    self.pending[t as usize][level(meet)].get_or_insert_with(|| vec![0; n]),
+                    &p.vc,
+                );
+            }
+        }
+    }
+
+    /// A write of `loc` by `t` (`release`: a release operation; `rmw`: the write of a
+    /// read-modify-write, which continues the location's release sequence when morally strong
+    /// with the write it read).
+    pub fn write_sync(&mut self, loc: u64, t: u32, op: SyncOp, release: bool, rmw: bool) {
+        self.reset_overlapping(loc, op.size, !op.strong);
+        if !op.strong {
+            return;
+        }
+        let (base, off) = (loc & !7, (loc & 7) as u8);
+        if op.size > 8 {
+            self.wide_locations = true;
+        }
+        let me = self.places[t as usize];
+        let locs = self.syncs.entry(base).or_default();
+        let i = (locs.iter())
+            .position(|l| l.off == off && l.size == op.size)
+            .unwrap_or_else(|| {
+                locs.push(Location {
+                    off,
+                    size: op.size,
+                    last: None,
+                    published: Vec::new(),
+                });
+                locs.len() - 1
+            });
+        let l = &mut locs[i];
+        let continues = rmw
+            && l.last
+                .is_some_and(|w| w.tid == t || scopes_meet(w.scope, w.place, op.scope, me));
+        if !continues {
+            l.published.clear();
+        }
+        let mut publish = |first: Scope, vc: &[u32]| match l
+            .published
+            .iter_mut()
+            .find(|p| p.first == first && p.place == me)
+        {
+            Some(p) => join(&mut p.vc, vc),
+            None => l.published.push(Published {
+                first,
+                place: me,
+                vc: vc.to_vec(),
+            }),
+        };
+        let vc = &self.vcs[t as usize];
+        if release {
+            publish(op.scope, vc);
+        }
+        // Rule 2: an earlier release operation of this thread on the location.
+        if let Some(r) = self.release_ops.get(&(t, loc))
+            && r.size == op.size
+        {
+            for (s, c) in r.released.widest() {
+                publish(s, c);
+            }
+        }
+        // Rule 3: an earlier release fence of this thread.
+        for (s, c) in self.fence_released[t as usize].widest() {
+            publish(s, c);
+        }
+        l.last = Some(LastWrite {
+            tid: t,
+            place: me,
+            scope: op.scope,
+        });
+        if release {
+            let clock = Rc::new(vc.clone());
+            let r = self
+                .release_ops
+                .entry((t, loc))
+                .or_insert_with(|| ReleaseOp {
+                    size: op.size,
+                    released: Released::default(),
+                });
+            if r.size != op.size {
+                *r = ReleaseOp {
+                    size: op.size,
+                    released: Released::default(),
+                };
+            }
+            r.released.release(op.scope, &clock);
+            self.tick(t);
+        }
+    }
+
+    /// A fence by `t` at `scope`: `acquire` completes the acquire patterns of the strong reads
+    /// before it whose releases its scope includes; `release` starts release patterns.
+    pub fn fence(&mut self, t: u32, scope: Scope, acquire: bool, release: bool) {
+        let tu = t as usize;
+        if acquire {
+            for l in 0..=level(scope) {
+                if let Some(p) = self.pending[tu][l].take() {
+                    join(&mut self.vcs[tu], &p);
+                }
+            }
+        }
+        if release {
+            let clock = Rc::new(self.vcs[tu].clone());
+            self.fence_released[tu].release(scope, &clock);
+            self.tick(t);
+        }
+    }
+}
