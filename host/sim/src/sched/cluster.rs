@@ -60,6 +60,10 @@ impl Scheduler<'_, '_> {
             .push((t, relaxed, at));
         self.world.progress = true;
         self.release_cluster_holds(key);
+        // A lane that stops here may be what an `activemask` of its warp waits for.
+        if self.active_waits.contains_key(&key) {
+            self.check_active(key);
+        }
     }
 
     /// Lets the lanes of warp `key` held at `barrier.cluster.arrive` arrive, once every
