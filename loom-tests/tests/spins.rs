@@ -174,3 +174,39 @@ fn a_cluster_sync_of_two_blocks_of_two_threads_finishes() {
         drop(unsafe { Box::from_raw(cells.0) });
     });
 }
+
+/// PTX: `barrier.cluster.wait` waits for the non-exited threads of the cluster. A cluster of
+/// three blocks of one thread: block 2's thread returns at once, block 1's arrives and returns
+/// without waiting (a leaked arrival, counted in its phase), block 0's syncs twice and reads what
+/// block 1 stored before its arrival. A model that kept exited threads counted deadlocks.
+#[test]
+fn the_cluster_barrier_waits_only_for_the_non_exited_threads() {
+    use scoped_atomics::Cluster;
+    use scoped_atomics::kernel::{block_idx, cluster_arrive, cluster_sync};
+    use scoped_atomics_host::executor::Launch;
+    loom_builder().check(|| {
+        let cell = Arg(Box::into_raw(Box::new(0u32)));
+        Launch::new(Dim3::x(3), Dim3::x(1))
+            .cluster(Dim3::x(3))
+            .run_loom(move || {
+                let cell = cell;
+                // SAFETY: a cell live until the launch returned.
+                let word = unsafe { AtomicRef::<u32, Cluster>::from_ptr(cell.0) };
+                match block_idx().x {
+                    2 => {}
+                    1 => {
+                        word.store(1, Ordering::Relaxed);
+                        core::mem::forget(cluster_arrive());
+                    }
+                    _ => {
+                        cluster_sync();
+                        assert_eq!(word.load(Ordering::Relaxed), 1);
+                        cluster_sync();
+                    }
+                }
+            })
+            .unwrap();
+        // SAFETY: the launch joined every thread; allocated above.
+        drop(unsafe { Box::from_raw(cell.0) });
+    });
+}

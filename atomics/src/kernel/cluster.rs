@@ -88,14 +88,16 @@ mod imp {
         unsafe { asm!("barrier.cluster.arrive;", options(nostack)) }
     }
 
-    /// `barrier.cluster.arrive.relaxed` (PTX ISA 8.0); with an older PTX ISA the release form,
-    /// which orders more and is therefore a correct relaxed arrival too.
+    /// `barrier.cluster.arrive.relaxed` when the build's PTX ISA is 8.0 or newer (what the
+    /// target CPU implies, as for sm_90a and sm_100, or an explicit `+ptx80`: `build.rs`); with
+    /// an older PTX ISA the release form, which orders more and is therefore a correct relaxed
+    /// arrival too.
     #[inline(always)]
     pub fn cluster_arrive_relaxed<T>() {
         let () = ClustersAvailable::<T>::CHECK;
         // SAFETY: as `cluster_arrive`.
         unsafe {
-            if cfg!(target_feature = "ptx80") {
+            if cfg!(ptx_isa_at_least = "80") {
                 asm!("barrier.cluster.arrive.relaxed;", options(nostack))
             } else {
                 asm!("barrier.cluster.arrive;", options(nostack))
@@ -144,7 +146,7 @@ mod imp {
 
 #[cfg(all(not(target_arch = "nvptx64"), any(feature = "std", loom)))]
 mod imp {
-    use super::super::emulation::{self, ClusterToken, cluster_registers};
+    use super::super::emulation::{self, cluster_registers};
     use super::Dim3;
 
     pub fn cluster_idx<T>() -> Dim3 {
@@ -165,11 +167,11 @@ mod imp {
     pub fn cluster_size<T>() -> u32 {
         cluster_registers().shape.size()
     }
-    pub fn cluster_arrive() -> ClusterToken {
+    pub fn cluster_arrive() {
         emulation::cluster_arrive()
     }
-    pub fn cluster_wait(token: ClusterToken) {
-        emulation::cluster_wait(token)
+    pub fn cluster_wait() {
+        emulation::cluster_wait()
     }
     pub fn map_shared_rank<T>(ptr: *mut u8, rank: u32) -> *mut u8 {
         emulation::map_shared_rank(ptr, rank)
@@ -177,8 +179,13 @@ mod imp {
 }
 
 /// One thread's arrival at the cluster barrier, from [`cluster_arrive`] or
-/// [`cluster_arrive_relaxed`]; [`wait`](Self::wait) completes it. Not `Send`: the arrival is the
-/// calling thread's.
+/// [`cluster_arrive_relaxed`]; [`wait`](Self::wait) completes it, and so does dropping it (a
+/// guard, as a `MutexGuard` unlocks on drop): an arrival that goes out of scope, or a function
+/// that returns early, waits there, so that safe code never arrives twice without a wait in
+/// between (undefined in PTX). Not `Send`: the arrival is the calling thread's.
+///
+/// What remains is leaking it (`core::mem::forget`) and arriving again: a panic on the host; on
+/// the device the hardware keeps no per-thread state to check, so that is undefined, as in CUDA.
 ///
 /// ```
 /// # use scoped_atomics::kernel::{emulation::*, Dim3};
@@ -188,10 +195,9 @@ mod imp {
 /// // … work that does not need the other blocks …
 /// arrival.wait();
 /// ```
-#[must_use = "a thread that arrives must wait before it arrives again"]
+#[must_use = "dropping the arrival waits at once: keep it while doing the work that does not \
+              need the other threads, then call `wait`"]
 pub struct ClusterArrival {
-    #[cfg(all(not(target_arch = "nvptx64"), any(feature = "std", loom)))]
-    token: super::emulation::ClusterToken,
     _not_send: core::marker::PhantomData<*const ()>,
 }
 
@@ -310,11 +316,13 @@ mod api {
     ///
     /// What a thread of any block of the cluster wrote before the call — to its own shared
     /// memory, another block's through [`map_shared_rank`], or global memory — every thread of
-    /// the cluster reads after it. As with [`sync_threads`](crate::kernel::sync_threads), **every**
-    /// thread of every block of the cluster must reach it, once per phase; a thread that exits
-    /// before does not count, and the others wait forever (the simulator reports the hang).
-    /// Before a block exits, a `cluster_sync` keeps its shared memory alive for the blocks that
-    /// still access it: a block's shared memory must not be accessed after the block exited.
+    /// the cluster reads after it. **Every** thread of every block of the cluster that has not
+    /// exited must reach it, once per phase: PTX's `barrier.cluster.wait` waits for the
+    /// non-exited threads of the cluster, so a thread (or block) that has returned no longer
+    /// counts, while one that waits elsewhere leaves the others waiting forever (the simulator
+    /// reports the hang). Before a block exits, a `cluster_sync` keeps its shared memory alive
+    /// for the blocks that still access it: a block's shared memory must not be accessed after
+    /// the block exited.
     ///
     /// # Panics
     /// On the host, outside a kernel launch; on the device a compile error before sm_90.
@@ -331,15 +339,26 @@ mod api {
     }
 
     /// The first half of [`cluster_sync`]: arrives at the cluster barrier
-    /// (`barrier.cluster.arrive`, a release at cluster scope) without waiting. Work that does
-    /// not depend on the other threads can run before [`ClusterArrival::wait`].
+    /// (`barrier.cluster.arrive`, a release at cluster scope) without waiting for the other
+    /// blocks. Work that does not depend on the other threads can run before
+    /// [`ClusterArrival::wait`].
     ///
-    /// Each thread arrives once per phase and waits before it arrives again (the token makes
-    /// the wait hard to forget; arriving twice without waiting is undefined on the device and a
-    /// panic on the host).
+    /// **The lanes of a warp arrive together**: PTX's `barrier.cluster.arrive` waits for the
+    /// other non-exited lanes of the calling thread's warp to reach a `barrier.cluster` too. So
+    /// between its arrival and its wait a lane must not wait for a lane of its own warp that has
+    /// not arrived yet — a warp whose lane 0 arrives and then sets a flag that lane 1 spins on
+    /// before its own `cluster_sync` hangs on a GPU (the simulator reports the hang; the host
+    /// executor does not model the rendezvous).
+    ///
+    /// Each thread arrives once per phase and waits before it arrives again: the returned
+    /// [`ClusterArrival`] waits when it is dropped if [`wait`](ClusterArrival::wait) was not
+    /// called, so safe code cannot arrive twice without a wait (leaking it with
+    /// `core::mem::forget` and arriving again is a panic on the host and undefined on the
+    /// device).
     ///
     /// # Panics
-    /// On the host, outside a kernel launch, or when this thread arrived and did not wait.
+    /// On the host, outside a kernel launch, or when this thread arrived and did not wait (a
+    /// leaked arrival).
     ///
     /// ```
     /// # use scoped_atomics::kernel::{emulation::*, Dim3};
@@ -351,15 +370,10 @@ mod api {
     #[inline(always)]
     pub fn cluster_arrive() -> ClusterArrival {
         #[cfg(target_arch = "nvptx64")]
-        {
-            imp::cluster_arrive::<()>();
-            ClusterArrival {
-                _not_send: core::marker::PhantomData,
-            }
-        }
+        imp::cluster_arrive::<()>();
         #[cfg(not(target_arch = "nvptx64"))]
+        imp::cluster_arrive();
         ClusterArrival {
-            token: imp::cluster_arrive(),
             _not_send: core::marker::PhantomData,
         }
     }
@@ -370,8 +384,8 @@ mod api {
     /// says "I have started" — typically before the first access to another block's shared
     /// memory, which needs that block to be running — without the cost of a release.
     ///
-    /// On the host the arrival is a release (stronger: correct, but the host run and loom do
-    /// not show a missing release).
+    /// On the host and under loom the arrival is a release (stronger: correct, but the host run
+    /// and loom do not show a missing release; the simulator does — `guide/limits.md`).
     ///
     /// # Panics
     /// As [`cluster_arrive`].
@@ -407,10 +421,22 @@ mod api {
         /// ```
         #[inline(always)]
         pub fn wait(self) {
+            // The wait is the drop.
+            drop(self)
+        }
+    }
+
+    impl Drop for ClusterArrival {
+        /// Waits (`barrier.cluster.wait`): see [`ClusterArrival`]. On the host, not while the
+        /// thread unwinds from a panic: its exit from the launch counts it out of the barrier.
+        #[inline(always)]
+        fn drop(&mut self) {
             #[cfg(target_arch = "nvptx64")]
             imp::cluster_wait::<()>();
             #[cfg(not(target_arch = "nvptx64"))]
-            imp::cluster_wait(self.token);
+            if !std::thread::panicking() {
+                imp::cluster_wait();
+            }
         }
     }
 

@@ -4,8 +4,6 @@
 use super::Dim3;
 #[cfg(not(loom))]
 use crate::Block;
-#[cfg(not(loom))]
-use crate::sync::ArrivalToken;
 use crate::{Barrier, Cluster};
 use std::alloc::{Layout, alloc, dealloc};
 use std::cell::RefCell;
@@ -45,7 +43,7 @@ type ThreadBarrier = LoomBarrier;
 /// read-modify-writes), so the last arrival has acquired them all; each waiter is unparked by
 /// the last arrival, which in loom carries the unparker's happens-before to it (a waiter that
 /// finds its phase complete without having been unparked acquires it with one more
-/// `fetch_add(0, AcqRel)`). So every access before the barrier happens before every access
+/// `fetch_add(0, Acquire)`, which releases nothing of its own). So every access before the barrier happens before every access
 /// after it, among its threads; the emulation's barriers are never shared with other threads.
 #[cfg(loom)]
 pub(crate) struct LoomBarrier {
@@ -94,7 +92,6 @@ impl LoomBarrier {
     /// Waits for the phase of `arrival` to complete (at once for its last arrival, which
     /// acquired the others with its read-modify-write).
     fn wait(&self, arrival: LoomArrival) {
-        use core::sync::atomic::Ordering::AcqRel;
         let LoomArrival { phase, last } = arrival;
         if last {
             return;
@@ -103,9 +100,12 @@ impl LoomBarrier {
             let mut waiting = locked(&self.waiting);
             if waiting.0 > phase {
                 // The last arrival came between this thread's arrival and here, and did not
-                // unpark it: acquire its arrival (a read-modify-write reads the newest).
+                // unpark it: acquire its arrival (a read-modify-write reads the newest). An
+                // acquire only: a release would also order this thread's accesses between its
+                // arrival and here before whoever reads the count next.
                 drop(waiting);
-                self.arrivals.fetch_add(0, AcqRel);
+                self.arrivals
+                    .fetch_add(0, core::sync::atomic::Ordering::Acquire);
                 return;
             }
             waiting.1.push(loom::thread::current());
@@ -125,20 +125,8 @@ pub(crate) struct LoomArrival {
     last: bool,
 }
 
-/// The cluster barrier: on the host the library's `Barrier<Cluster>` (its waiters spin, then
-/// park); under loom a [`LoomBarrier`], for the reason the block barrier is one there — with
-/// polling waiters, the examples' cluster histogram on two blocks of two threads ran for more
-/// than 15 minutes under loom without finishing (94 s with parked ones).
-#[cfg(not(loom))]
-type ClusterBarrier = Barrier<Cluster>;
-#[cfg(loom)]
-type ClusterBarrier = LoomBarrier;
-/// An arrival at the cluster barrier ([`ClusterBarrier`]).
-#[cfg(not(loom))]
-pub(crate) type ClusterToken = ArrivalToken;
-/// An arrival at the cluster barrier ([`ClusterBarrier`]).
-#[cfg(loom)]
-pub(crate) type ClusterToken = LoomArrival;
+mod cluster_barrier;
+use cluster_barrier::{ClusterBarrier, ClusterToken};
 
 /// Locks a [`ModelMutex`] whether or not a thread panicked holding it (see [`locked`]).
 #[cfg(not(loom))]
@@ -318,9 +306,28 @@ pub fn enter(context: ThreadContext) {
     CONTEXT.with(|c| *c.borrow_mut() = Some(context));
 }
 
-/// Ends the calling thread's simulation.
+/// Ends the calling thread's simulation: the thread exits, as a device thread returning from
+/// the kernel. It no longer counts for its cluster's barrier (`barrier.cluster.wait` waits only
+/// for the cluster's non-exited threads); an arrival it has not waited for stays counted in its
+/// phase.
+///
+/// ```
+/// # use scoped_atomics::kernel::{emulation::*, Dim3};
+/// // A cluster of two blocks of one thread: the thread of block 1 exits at once, so block 0's
+/// // `cluster_sync` waits for nobody.
+/// let cluster = ClusterContext::new(Dim3::x(2), 1);
+/// let context = |b| ThreadContext { thread_idx: Dim3::x(0), block_idx: Dim3::x(b),
+///     block_dim: Dim3::x(1), grid_dim: Dim3::x(2), block: BlockContext::in_cluster(1, &cluster) };
+/// enter(context(1));
+/// leave();
+/// enter(context(0));
+/// scoped_atomics::kernel::cluster_sync();
+/// leave();
+/// ```
 pub fn leave() {
-    CONTEXT.with(|c| *c.borrow_mut() = None);
+    if let Some(context) = CONTEXT.with(|c| c.borrow_mut().take()) {
+        exit_cluster(&context);
+    }
 }
 
 #[track_caller]
@@ -550,36 +557,47 @@ pub(crate) struct ClusterRegisters {
     pub(crate) rank: u32,
 }
 
+// The calling thread's arrival at its cluster barrier that it has not waited for yet.
 #[cfg(not(loom))]
 std::thread_local! {
-    static ARRIVED: core::cell::Cell<bool> = const { core::cell::Cell::new(false) };
+    static PENDING: core::cell::Cell<Option<ClusterToken>> = const { core::cell::Cell::new(None) };
 }
 #[cfg(loom)]
 loom::thread_local! {
-    static ARRIVED: core::cell::Cell<bool> = core::cell::Cell::new(false);
+    static PENDING: core::cell::Cell<Option<ClusterToken>> = core::cell::Cell::new(None);
 }
 
-/// `barrier.cluster.arrive`: an arrival on the cluster's barrier (a release at cluster scope).
+/// `barrier.cluster.arrive`: an arrival on the cluster's barrier (a release at cluster scope),
+/// which the thread's next [`cluster_wait`] completes.
 ///
 /// # Panics
 /// If the thread arrived before and has not waited since (undefined on the device).
 #[track_caller]
-pub(crate) fn cluster_arrive() -> ClusterToken {
+pub(crate) fn cluster_arrive() {
     let cluster = with(|c| c.block.cluster.clone());
     assert!(
-        !ARRIVED.with(|a| a.replace(true)),
+        PENDING.with(core::cell::Cell::get).is_none(),
         "cluster_arrive: this thread arrived at the cluster barrier before and has not waited \
          since; each thread arrives once, then waits, per phase"
     );
-    cluster.barrier.arrive()
+    let token = cluster.barrier.arrive();
+    PENDING.with(|p| p.set(Some(token)));
 }
 
-/// `barrier.cluster.wait` for the thread's arrival `token`.
+/// `barrier.cluster.wait` for the thread's pending arrival (none: nothing to wait for).
 #[track_caller]
-pub(crate) fn cluster_wait(token: ClusterToken) {
+pub(crate) fn cluster_wait() {
     let cluster = with(|c| c.block.cluster.clone());
-    ARRIVED.with(|a| a.set(false));
-    cluster.barrier.wait(token);
+    if let Some(token) = PENDING.with(core::cell::Cell::take) {
+        cluster.barrier.wait(token);
+    }
+}
+
+/// The simulated thread exits: it no longer counts for its cluster's barrier (PTX: the barrier
+/// waits for the non-exited threads), with an arrival it has not waited for counted in its phase.
+fn exit_cluster(context: &ThreadContext) {
+    let pending = PENDING.with(core::cell::Cell::take);
+    context.block.cluster.barrier.exit(pending);
 }
 
 /// `mapa`: the address of the location that `ptr` (into a block-shared array of this thread's

@@ -151,3 +151,42 @@ fn a_refused_build_names_the_cpu_and_the_ptx_isa_version() {
         "the error does not name the CPU and the PTX ISA version:\n{stderr}"
     );
 }
+
+/// A kernel whose only cluster-barrier arrival is the relaxed one.
+const RELAXED_ARRIVE: &str = r#"
+use scoped_atomics::kernel::cluster_arrive_relaxed;
+
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn relaxed_arrive() {
+    cluster_arrive_relaxed().wait()
+}
+"#;
+
+#[test]
+fn the_relaxed_cluster_arrival_follows_the_ptx_isa_version_of_the_target_cpu() {
+    // Issue 29, item 3: `cluster_arrive_relaxed` was gated on `target_feature = "ptx80"`, which
+    // `-C target-cpu=sm_100` (PTX ISA 8.6) does not set: it silently emitted the release form.
+    let Some(tc) = scratch::toolchain("isa_gate") else {
+        return;
+    };
+    let mut failures = Vec::new();
+    // (CPU, whether its PTX ISA — 7.8 for sm_90, 8.6 for sm_100 — has the relaxed arrival)
+    for (cpu, relaxed) in [("sm_90", false), ("sm_100", true)] {
+        let (text, ptx) = ptx_of(cpu, build(&tc, "isa-relaxed-arrive", RELAXED_ARRIVE, cpu));
+        let arrivals: Vec<&str> = text
+            .lines()
+            .map(str::trim)
+            .filter(|l| l.starts_with("barrier.cluster.arrive"))
+            .collect();
+        let expected = if relaxed {
+            "barrier.cluster.arrive.relaxed;"
+        } else {
+            "barrier.cluster.arrive;"
+        };
+        if arrivals != [expected] {
+            failures.push(format!("{cpu}: expected `{expected}`, got {arrivals:?}"));
+        }
+        assemble(&tc, cpu, &ptx);
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

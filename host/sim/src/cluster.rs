@@ -143,8 +143,10 @@ pub fn declared_shape(header: &str) -> Option<[u32; 3]> {
 pub struct Barrier {
     /// Completed phases.
     pub phase: u64,
-    /// Arrivals in the current phase.
+    /// Arrivals in the current phase, by threads that have not exited.
     pub arrived: u32,
+    /// Threads of the cluster that have exited (no phase waits for them).
+    pub exited: u32,
     /// The join of the releasing arrivals of the current phase (race detection).
     pub clock: Vec<u32>,
     /// The clock of the last completed phase, acquired by its waiters.

@@ -389,7 +389,7 @@ impl World<'_> {
                 Op::Cvta(to, space, d, a) => {
                     let v = self.val(th, *a);
                     let window = match space {
-                        Space::Shared => SHARED_WINDOW,
+                        Space::Shared | Space::SharedCluster => SHARED_WINDOW,
                         Space::Local => LOCAL_WINDOW,
                         _ => 0,
                     };
@@ -410,6 +410,7 @@ impl World<'_> {
                             s == Some(Space::Shared)
                                 && cluster::untag(v - SHARED_WINDOW).0.is_none()
                         }
+                        Space::SharedCluster => s == Some(Space::Shared),
                         other => s == Some(*other),
                     };
                     Self::set(th, *d, u64::from(r));

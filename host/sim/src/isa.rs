@@ -140,7 +140,10 @@ impl Sem {
 pub enum Space {
     Generic,
     Global,
+    /// `.shared` / `.shared::cta`: the executing CTA's own shared memory only.
     Shared,
+    /// `.shared::cluster`: the shared memory of any CTA of the cluster.
+    SharedCluster,
     Local,
     Const,
 }
@@ -506,7 +509,8 @@ pub fn quals(parts: &[&str]) -> Quals {
             "gpu" => q.scope = Some(Scope::Gpu),
             "sys" => q.scope = Some(Scope::Sys),
             "global" => q.space = Space::Global,
-            "shared" | "shared::cta" | "shared::cluster" => q.space = Space::Shared,
+            "shared" | "shared::cta" => q.space = Space::Shared,
+            "shared::cluster" => q.space = Space::SharedCluster,
             "L1::no_allocate"
             | "L1::evict_last"
             | "L1::evict_first"

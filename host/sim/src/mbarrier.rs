@@ -1,7 +1,11 @@
 //! The `mbarrier` instructions: objects in shared memory with an expected count, pending
 //! arrivals and a phase; arrivals release into the phase's clock and a successful test acquires
-//! the completed phases' clock. Undefined uses (a token older than the preceding phase, an
-//! arrive beyond the pending count, an object that is not initialised) are faults.
+//! the completed phases' clock. Undefined uses are faults: a token older than the preceding
+//! phase, an arrive beyond the pending count (an excess arrival), an `arrive_drop` that takes
+//! the expected count to 0, an arrive-on in a phase whose preceding phase no `test_wait` or
+//! `try_wait` has observed complete (PTX: "for each phase … at least one test_wait or try_wait
+//! operation must be performed which returns True for waitComplete before an arrive-on operation
+//! in the subsequent phase"), and an object that is not initialised.
 
 use super::decode::{Addr, Space, Src};
 use super::exec::{Event, Thread, World};
@@ -19,7 +23,7 @@ impl World<'_> {
             .resolve(Space::Generic, a, 8, th.cta, th.local.len() as u64)
             .or_else(|_| {
                 self.mem
-                    .resolve(Space::Shared, a, 8, th.cta, th.local.len() as u64)
+                    .resolve(Space::SharedCluster, a, 8, th.cta, th.local.len() as u64)
             })
             .map_err(Event::Fault)?;
         let Some(Loc::Shared(_, off)) = loc.filter_own(th.cta) else {
@@ -49,7 +53,7 @@ impl World<'_> {
             .or_else(|e| {
                 // `mbarrier.init.shared`: a shared-space address.
                 self.mem
-                    .resolve(Space::Shared, addr, 8, th.cta, 0)
+                    .resolve(Space::SharedCluster, addr, 8, th.cta, 0)
                     .map_err(|_| e)
             });
         let loc = match resolved {
@@ -77,6 +81,7 @@ impl World<'_> {
             expected: count,
             pending: count,
             phase: 0,
+            observed: true,
         });
         self.mb_clocks.push((Vec::new(), Vec::new()));
         self.progress = true;
@@ -96,11 +101,24 @@ impl World<'_> {
             Err(e) => return e,
         };
         let m = &mut self.mem.mbarriers[i];
+        if !m.observed {
+            return Event::Fault(format!(
+                "mbarrier arrive in phase {}, but no test_wait or try_wait has returned true for the completed phase {} (undefined in PTX: each phase must be observed complete before an arrive-on of the next)",
+                m.phase,
+                m.phase - 1
+            ));
+        }
         if n == 0 || n > m.pending {
             return Event::Fault(format!(
-                "mbarrier arrive with count {n} while {} arrivals are pending in the phase",
+                "mbarrier arrive with count {n} while {} arrivals are pending in the phase (an excess arrival is undefined in PTX)",
                 m.pending
             ));
+        }
+        if *drop && m.expected == 1 {
+            return Event::Fault(
+                "mbarrier.arrive_drop by the last participant, which takes the expected count to 0 (undefined in PTX)"
+                    .to_string(),
+            );
         }
         if *no_complete && n >= m.pending {
             return Event::Fault(format!(
@@ -119,7 +137,8 @@ impl World<'_> {
         let m = &mut self.mem.mbarriers[i];
         if m.pending == 0 {
             m.phase += 1;
-            m.pending = m.expected.max(1);
+            m.pending = m.expected;
+            m.observed = false;
             let (cur, done) = &mut self.mb_clocks[i];
             if done.len() < cur.len() {
                 done.resize(cur.len(), 0);
@@ -165,8 +184,13 @@ impl World<'_> {
             }
             token < phase
         };
-        if done && let Some(race) = &mut self.race {
-            race.absorb(t, &self.mb_clocks[i].1);
+        if done {
+            // Only the immediately preceding phase can test complete here (older tokens fault,
+            // and a parity names the preceding phase or the current one).
+            self.mem.mbarriers[i].observed = true;
+            if let Some(race) = &mut self.race {
+                race.absorb(t, &self.mb_clocks[i].1);
+            }
         }
         Self::set(th, *d, u64::from(done));
         if !th.seen(addr, phase) {

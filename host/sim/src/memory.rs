@@ -71,6 +71,9 @@ pub struct Mbarrier {
     pub pending: u32,
     /// Completed phases so far.
     pub phase: u64,
+    /// Whether a `test_wait`/`try_wait` has returned true for the last completed phase (PTX: one
+    /// must, before any arrive-on of the next phase).
+    pub observed: bool,
 }
 
 /// Memory of a launch.
@@ -144,12 +147,15 @@ impl Memory {
         if size > 1 && !addr.is_multiple_of(size) {
             return Err(format!("misaligned {size}-byte access at {addr:#x}"));
         }
+        // `.shared`/`.shared::cta` names the executing CTA's own window only; a `.shared::cluster`
+        // or generic address may reach any CTA of the cluster.
+        let own_cta_only = space == Space::Shared;
         let (space, off) = match space {
             Space::Generic => classify(addr).ok_or_else(|| {
                 format!("{size}-byte access at {addr:#x}, outside every state space")
             })?,
             Space::Global | Space::Const => (Space::Global, addr),
-            Space::Shared => (Space::Shared, addr),
+            Space::Shared | Space::SharedCluster => (Space::Shared, addr),
             Space::Local => (Space::Local, addr),
         };
         match space {
@@ -160,6 +166,11 @@ impl Memory {
                         return Err(format!(
                             "{size}-byte access to the shared memory of cluster rank {r}, but the cluster has {} CTAs",
                             self.shape.size()
+                        ));
+                    }
+                    Some(r) if own_cta_only && self.shape.cta_of_rank(cta, r) != cta => {
+                        return Err(format!(
+                            "{size}-byte .shared::cta access to the shared memory of cluster rank {r}, another CTA's window (only .shared::cluster and generic accesses may reach another CTA)"
                         ));
                     }
                     Some(r) => self.shape.cta_of_rank(cta, r),

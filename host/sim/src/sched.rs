@@ -237,6 +237,8 @@ pub struct Scheduler<'w, 'p> {
     /// The cluster barrier of each cluster, and each thread's pending arrival.
     cluster_bars: Vec<super::cluster::Barrier>,
     cluster_arrivals: super::cluster::Arrivals,
+    /// Lanes held at `barrier.cluster.arrive` for the other lanes of their warp, per (CTA, warp).
+    cluster_holds: std::collections::HashMap<(u32, u32), Vec<cluster::HeldArrival>>,
     seen_races: std::collections::HashSet<(u32, u32)>,
 }
 
@@ -275,6 +277,7 @@ impl<'w, 'p> Scheduler<'w, 'p> {
             active_waits: Default::default(),
             cluster_bars: vec![Default::default(); clusters],
             cluster_arrivals: vec![None; device_threads],
+            cluster_holds: Default::default(),
             seen_races: Default::default(),
         }
     }
@@ -470,6 +473,7 @@ impl<'w, 'p> Scheduler<'w, 'p> {
                         {
                             self.lane_exited(key);
                         }
+                        self.cluster_thread_exited(t);
                     }
                     Event::Fault(f) => {
                         let text = format!("{} at {}: {f}", self.name(t), self.inst(at));
@@ -509,11 +513,18 @@ impl<'w, 'p> Scheduler<'w, 'p> {
                     if self.live.len() > 4 {
                         who.push(format!("and {} more", self.live.len() - 4));
                     }
-                    let text = format!(
+                    let mut text = format!(
                         "no thread made progress in {idle} scheduling steps ({} instructions): every live thread spins on values nobody changes ({})",
                         self.world.instructions - progress_at,
                         who.join(", ")
                     );
+                    if let Some(&(h, _, at)) = self.cluster_holds.values().flatten().next() {
+                        text += &format!(
+                            "; {} at {} waits at barrier.cluster.arrive for the other non-exited lanes of its warp, which arrive together",
+                            self.name(h),
+                            self.inst(at)
+                        );
+                    }
                     self.stop(FindingKind::Hang, text);
                     return false;
                 }
@@ -552,13 +563,30 @@ impl<'w, 'p> Scheduler<'w, 'p> {
             .flat_map(|b| b.waiting.iter().copied())
             .collect();
         if let Some(&(t, at)) = cluster_stuck.first() {
-            let arrived = self.cluster_bars[self.cluster_index(t)].arrived;
+            let bar = &self.cluster_bars[self.cluster_index(t)];
             let text = format!(
-                "{} threads wait at barrier.cluster, e.g. {} at {}, which only {arrived} of the cluster's {} threads reached in this phase: every thread of every CTA of the cluster must arrive (one exited or waits elsewhere)",
+                "{} threads wait at barrier.cluster, e.g. {} at {}, which only {} of the cluster's {} non-exited threads reached in this phase: every non-exited thread of every CTA of the cluster must arrive (one waits elsewhere)",
                 cluster_stuck.len(),
                 self.name(t),
                 self.inst(at),
-                self.cta_threads * self.world.mem.shape.size()
+                bar.arrived,
+                self.cta_threads * self.world.mem.shape.size() - bar.exited
+            );
+            self.stop(FindingKind::Hang, text);
+            return false;
+        }
+        let held: Vec<(u32, u32)> = self
+            .cluster_holds
+            .values()
+            .flatten()
+            .map(|&(t, _, at)| (t, at))
+            .collect();
+        if let Some(&(t, at)) = held.first() {
+            let text = format!(
+                "{} lanes wait at barrier.cluster.arrive for the other non-exited lanes of their warp, which never reach a barrier.cluster, e.g. {} at {} (the lanes of a warp arrive together)",
+                held.len(),
+                self.name(t),
+                self.inst(at)
             );
             self.stop(FindingKind::Hang, text);
             return false;

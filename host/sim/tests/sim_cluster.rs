@@ -2,14 +2,15 @@
 //! `tests/fixtures/sim/cluster_histogram.cu` (its `__cluster_dims__(2,1,1)` read from
 //! `.reqnctapercluster`) gives the exact histogram with no finding under several schedules, and
 //! its `.cta`-scope variant is a race naming `cta` and two CTAs of one cluster; the cluster
-//! registers of a 2-D launch; a CTA that exits before `barrier.cluster` is a hang; `mapa` out of
-//! range and a wait without an arrive are faults; a launch shape that contradicts the declared
-//! one is refused.
+//! registers of a 2-D launch; the cluster barrier waits only for non-exited threads, and a thread
+//! waiting elsewhere is a hang; an arrive waits for the other lanes of its warp; a `.shared::cta`
+//! access to another CTA's window, `mapa` out of range and a wait without an arrive are faults;
+//! a launch shape that contradicts the declared one is refused.
 
 mod common;
 
 use common::ptx_sim;
-use ptx_sim::{Arg, FindingKind, Launch, Simulator};
+use ptx_sim::{Arg, FindingKind, Launch, Mode, Simulator};
 use std::path::PathBuf;
 
 fn load(name: &str) -> Simulator {
@@ -139,21 +140,103 @@ fn finding(kernel: &str, grid: u32, cluster: u32) -> ptx_sim::Finding {
     out.findings.last().cloned().expect("a finding")
 }
 
+fn launch_in_clusters(
+    kernel: &str,
+    block: u32,
+    args: Vec<Arg>,
+    mode: Mode,
+    seed: u64,
+) -> ptx_sim::Outcome {
+    let kernel = load("cluster_misuse.ptx").kernel(kernel).unwrap();
+    let mut launch = Launch::new([4, 1, 1], [block, 1, 1], args);
+    launch.cluster = Some([2, 1, 1]);
+    launch.mode = mode;
+    launch.seed = seed;
+    kernel.launch(&launch, Vec::new()).unwrap()
+}
+
 #[test]
-fn a_cta_that_exits_before_the_cluster_barrier_is_a_hang() {
-    let f = finding("early_exit", 4, 2);
+fn the_cluster_barrier_waits_only_for_the_non_exited_threads() {
+    // PTX: `barrier.cluster.wait` waits for all non-exited threads of the cluster. A CTA that
+    // returns before the barrier, or after its arrive without waiting, holds nobody.
+    for kernel in ["early_exit", "arrive_exit_early"] {
+        for (mode, seed) in [
+            (Mode::Random, 1),
+            (Mode::Random, 7),
+            (Mode::WarpLockstep, 0),
+        ] {
+            let out = launch_in_clusters(kernel, 64, Vec::new(), mode, seed);
+            assert!(out.findings.is_empty(), "{kernel}: {:?}", out.findings);
+            assert!(out.completed, "{kernel}");
+        }
+    }
+}
+
+#[test]
+fn a_thread_that_waits_elsewhere_leaves_the_cluster_barrier_hung() {
+    let out = launch_in_clusters("waits_elsewhere", 64, Vec::new(), Mode::Random, 1);
+    assert!(!out.completed);
+    let f = out.findings.last().expect("a finding");
     assert_eq!(f.kind, FindingKind::Hang, "{f}");
     assert!(f.text.contains("wait at barrier.cluster"), "{f}");
     assert!(
-        f.text.contains("only 32 of the cluster's 64 threads"),
+        f.text
+            .contains("only 96 of the cluster's 128 non-exited threads"),
         "{f}"
     );
-    // Clusters of one block: every barrier completes within its own block.
-    let kernel = load("cluster_misuse.ptx").kernel("early_exit").unwrap();
-    let out = kernel
-        .launch(&Launch::new([4, 1, 1], [32, 1, 1], Vec::new()), Vec::new())
-        .unwrap();
-    assert!(out.completed, "{:?}", out.findings);
+}
+
+#[test]
+fn a_shared_cta_access_to_another_ctas_window_is_a_fault() {
+    // `.shared::cta` names the executing CTA's own window only.
+    let out = launch_in_clusters("shared_cta_remote", 32, vec![Arg::U32(1)], Mode::Random, 1);
+    let f = out.findings.last().expect("a finding");
+    assert_eq!(f.kind, FindingKind::Fault, "{f}");
+    assert!(
+        f.text.contains("ld.shared::cta")
+            && f.text.contains("another CTA's window")
+            && f.text
+                .contains("only .shared::cluster and generic accesses"),
+        "{f}"
+    );
+    // Its own window through a mapa'd address, and another CTA's through `.shared::cluster`
+    // or a generic address, are fine.
+    for (kernel, delta) in [
+        ("shared_cta_remote", 0),
+        ("shared_cluster_remote", 1),
+        ("generic_remote", 1),
+    ] {
+        let out = launch_in_clusters(kernel, 32, vec![Arg::U32(delta)], Mode::Random, 1);
+        assert!(out.findings.is_empty(), "{kernel}: {:?}", out.findings);
+        assert!(out.completed, "{kernel}");
+    }
+}
+
+#[test]
+fn a_cluster_arrive_waits_for_the_other_lanes_of_its_warp() {
+    // Lane 0 arrives, then sets the flag lane 1 spins on before its own arrive: on a GPU the
+    // arrive waits for lane 1, which never comes.
+    for (mode, seed) in [
+        (Mode::Random, 1),
+        (Mode::Random, 5),
+        (Mode::WarpLockstep, 0),
+    ] {
+        let out = launch_in_clusters(
+            "arrive_then_release",
+            32,
+            vec![Arg::Buffer(vec![0; 4])],
+            mode,
+            seed,
+        );
+        assert!(!out.completed, "{mode:?}");
+        let f = out.findings.last().expect("a finding");
+        assert_eq!(f.kind, FindingKind::Hang, "{mode:?}: {f}");
+        assert!(
+            f.text
+                .contains("waits at barrier.cluster.arrive for the other non-exited lanes"),
+            "{mode:?}: {f}"
+        );
+    }
 }
 
 #[test]

@@ -78,6 +78,8 @@ fn the_same_split_with_non_aligned_barriers_is_allowed() {
 
 #[test]
 fn stale_token_mbarrier_wait_is_reported() {
+    // `t0 = arrive(); t1 = arrive(); wait(t0)` with an expected count of 1: the second arrive
+    // already breaks the rule that each phase is observed complete before the next arrive-on.
     let k = load("stale_token_mbarrier.ptx")
         .kernel("stale_token")
         .unwrap();
@@ -87,9 +89,94 @@ fn stale_token_mbarrier_wait_is_reported() {
     let f = out.findings.first().expect("a finding");
     assert_eq!(f.kind, FindingKind::Fault, "{f}");
     assert!(
-        f.text.contains("mbarrier.test_wait") && f.text.contains("older than the preceding phase"),
+        f.text
+            .contains("no test_wait or try_wait has returned true for the completed phase 0"),
         "{f}"
     );
+    // With each phase observed, the token two phases old is the fault.
+    let out = mbarrier_kernel(
+        1,
+        "mbarrier.arrive.b64 %rd3, [%rd2];\n\tmbarrier.test_wait.b64 %p1, [%rd2], %rd3;\n\t\
+         mbarrier.arrive.b64 %rd4, [%rd2];\n\tmbarrier.test_wait.b64 %p1, [%rd2], %rd4;\n\t\
+         mbarrier.test_wait.b64 %p1, [%rd2], %rd3;",
+    );
+    let f = out.findings.first().expect("a finding");
+    assert!(f.text.contains("older than the preceding phase"), "{f}");
+}
+
+/// Runs one thread of a kernel that initialises an mbarrier (generic address in `%rd2`) with
+/// `count` and then runs `body` (registers `%p1`, `%rd3`..`%rd5`, `%r1`).
+fn mbarrier_kernel(count: u32, body: &str) -> ptx_sim::Outcome {
+    let ptx = format!(
+        ".version 8.0\n.target sm_90\n.address_size 64\n.shared .align 8 .b8 bar[8];\n\
+         .visible .entry k()\n{{\n\t.reg .pred %p<2>;\n\t.reg .b32 %r<2>;\n\t.reg .b64 %rd<6>;\n\t\
+         mov.u64 %rd1, bar;\n\tcvta.shared.u64 %rd2, %rd1;\n\tmov.b32 %r1, {count};\n\t\
+         mbarrier.init.b64 [%rd2], %r1;\n\t{body}\n\tret;\n}}\n"
+    );
+    let k = Simulator::new(&ptx).unwrap().kernel("k").unwrap();
+    k.launch(&Launch::new([1, 1, 1], [1, 1, 1], Vec::new()), Vec::new())
+        .unwrap()
+}
+
+#[test]
+fn an_arrive_before_the_previous_phase_was_observed_complete_is_a_fault() {
+    // PTX: for each phase, a test_wait or try_wait must return true before an arrive-on of the
+    // next phase. `init(1); arrive(); arrive()` breaks it.
+    let out = mbarrier_kernel(
+        1,
+        "mbarrier.arrive.b64 %rd3, [%rd2];\n\tmbarrier.arrive.b64 %rd4, [%rd2];",
+    );
+    let f = out.findings.first().expect("a finding");
+    assert_eq!(f.kind, FindingKind::Fault, "{f}");
+    assert!(
+        f.text.contains("mbarrier arrive in phase 1")
+            && f.text
+                .contains("no test_wait or try_wait has returned true"),
+        "{f}"
+    );
+    // A wait that returned false does not count; one that returned true (by token or by
+    // parity, test_wait or try_wait) does.
+    // (The parity of phase 1, still in progress, tests false.)
+    let out = mbarrier_kernel(
+        1,
+        "mbarrier.arrive.b64 %rd3, [%rd2];\n\tmbarrier.test_wait.parity.b64 %p1, [%rd2], 1;\n\t\
+         mbarrier.arrive.b64 %rd4, [%rd2];",
+    );
+    assert!(
+        out.findings
+            .first()
+            .is_some_and(|f| f.text.contains("mbarrier arrive in phase 1")),
+        "{:?}",
+        out.findings
+    );
+    for wait in [
+        "mbarrier.test_wait.b64 %p1, [%rd2], %rd3;",
+        "mbarrier.try_wait.b64 %p1, [%rd2], %rd3;",
+        "mbarrier.test_wait.parity.b64 %p1, [%rd2], 0;",
+    ] {
+        let out = mbarrier_kernel(
+            1,
+            &format!(
+                "mbarrier.arrive.b64 %rd3, [%rd2];\n\t{wait}\n\tmbarrier.arrive.b64 %rd4, [%rd2];"
+            ),
+        );
+        assert!(out.findings.is_empty(), "{wait}: {:?}", out.findings);
+        assert!(out.completed);
+    }
+}
+
+#[test]
+fn an_arrive_drop_to_an_expected_count_of_zero_and_an_excess_arrival_are_faults() {
+    let out = mbarrier_kernel(1, "mbarrier.arrive_drop.b64 %rd3, [%rd2];");
+    let f = out.findings.first().expect("a finding");
+    assert_eq!(f.kind, FindingKind::Fault, "{f}");
+    assert!(f.text.contains("takes the expected count to 0"), "{f}");
+    // Dropping one of two participants is fine.
+    let out = mbarrier_kernel(2, "mbarrier.arrive_drop.b64 %rd3, [%rd2];");
+    assert!(out.findings.is_empty(), "{:?}", out.findings);
+    let out = mbarrier_kernel(1, "mbarrier.arrive.b64 %rd3, [%rd2], 2;");
+    let f = out.findings.first().expect("a finding");
+    assert!(f.text.contains("an excess arrival is undefined"), "{f}");
 }
 
 /// A host thread that, like the host `wait` of the device-bugs issue, spins a little and then

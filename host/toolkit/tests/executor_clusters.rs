@@ -169,3 +169,72 @@ fn a_refused_map_does_not_poison_the_clusters_shared_memory() {
     assert_eq!(run, Ok(()));
     assert_eq!(mapped.into_inner(), 1);
 }
+
+/// Runs `launch` on a helper thread; `None` when it has not returned after a minute (a hang).
+fn within_a_minute(
+    launch: impl FnOnce() -> Result<(), LaunchError> + Send + 'static,
+) -> Option<Result<(), LaunchError>> {
+    let (done, finished) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = done.send(launch());
+    });
+    finished
+        .recv_timeout(std::time::Duration::from_secs(60))
+        .ok()
+}
+
+#[test]
+fn the_cluster_barrier_waits_only_for_the_non_exited_threads() {
+    use scoped_atomics::kernel::{cluster_arrive, cluster_rank, cluster_sync};
+    // PTX: `barrier.cluster.wait` waits for the non-exited threads of the cluster. In each
+    // cluster of two blocks of 8 threads, rank 1's odd threads return at once, its thread 2
+    // arrives and returns without waiting (a leaked arrival: its phase still counts it), and
+    // every other thread syncs twice. A host run that kept exited threads counted never ends.
+    let outcome = within_a_minute(|| {
+        Launch::new(Dim3::x(4), Dim3::x(8))
+            .cluster(Dim3::x(2))
+            .run(|| {
+                let t = thread_idx().x;
+                if cluster_rank() == 1 && t % 2 == 1 {
+                    return;
+                }
+                if cluster_rank() == 1 && t == 2 {
+                    core::mem::forget(cluster_arrive());
+                    return;
+                }
+                cluster_sync();
+                cluster_sync();
+            })
+    });
+    assert_eq!(
+        outcome,
+        Some(Ok(())),
+        "the launch did not end in a minute: an exited thread held the cluster barrier"
+    );
+}
+
+#[test]
+fn a_dropped_cluster_arrival_waits() {
+    use scoped_atomics::kernel::{cluster_arrive, cluster_rank, map_shared_rank};
+    use scoped_atomics::{AtomicRef, Cluster};
+    // Dropping the arrival is its wait: the next arrive is defined, and what the other block
+    // stored before its arrival is visible after the drop.
+    Launch::new(Dim3::x(2), Dim3::x(4))
+        .cluster(Dim3::x(2))
+        .run(|| {
+            let own = scoped_atomics::block_shared!(FLAG: [u32; 1]).cast::<u32>();
+            // SAFETY: block-shared words, accessed atomically only.
+            let word = |p| unsafe { AtomicRef::<u32, Cluster>::from_ptr(p) };
+            if thread_idx().x == 0 {
+                word(own).store(cluster_rank() + 1, Ordering::Relaxed);
+            }
+            drop(cluster_arrive());
+            let other = (cluster_rank() + 1) % 2;
+            assert_eq!(
+                word(map_shared_rank(own, other)).load(Ordering::Relaxed),
+                other + 1
+            );
+            cluster_arrive().wait();
+        })
+        .unwrap();
+}
