@@ -1,4 +1,4 @@
-//! `ptx-litmus FILE_OR_DIR... [--races] [--json]` (and `cargo host litmus`): decides litmus tests and
+//! `ptx-litmus FILE_OR_DIR... [--races] [--json] [--dialect ptx|dat3m]` (and `cargo host litmus`): decides litmus tests and
 //! prints, per test, `NAME Ok` or `NAME No` (as herd does), or `NAME Deadlock` when no execution
 //! completes, followed by the numbers of candidate and consistent executions; a `deadlock:` line
 //! per instruction a thread may wait at forever; with `--races` a `race:` line per racing pair.
@@ -6,7 +6,8 @@
 //! or on bad usage.
 
 use super::enumerate::{Outcome, decide};
-use super::parse::parse;
+use super::parse::parse_dialect;
+use super::program::Dialect;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -17,6 +18,9 @@ use std::process::ExitCode;
 /// let args: Vec<String> = ["a.litmus", "dir", "--races"].map(String::from).to_vec();
 /// let o = ptx_litmus::cli::parse_options(&args).unwrap();
 /// assert_eq!((o.inputs.len(), o.races, o.json), (2, true, false));
+/// assert_eq!(o.dialect, ptx_litmus::program::Dialect::Ptx);
+/// let d = ["--dialect", "dat3m", "a.litmus"].map(String::from).to_vec();
+/// assert_eq!(ptx_litmus::cli::parse_options(&d).unwrap().dialect, ptx_litmus::program::Dialect::Dat3m);
 /// ```
 #[derive(Debug, Clone, PartialEq, clap::Args)]
 pub struct Options {
@@ -29,6 +33,10 @@ pub struct Options {
     /// A JSON array of records on standard output instead of text.
     #[arg(long)]
     pub json: bool,
+    /// How `bar.cta.sync`/`bar.cta.arrive` operands are read: `ptx` (barrier, thread count) or
+    /// `dat3m` (Dat3M's `INSTANCE, ID, QUORUM`: the first operand only names the instruction).
+    #[arg(long, value_enum, default_value = "ptx")]
+    pub dialect: Dialect,
 }
 
 /// The `ptx-litmus` command line.
@@ -103,7 +111,7 @@ pub fn run_options(program: &str, o: &Options) -> ExitCode {
     let mut records = Vec::new();
     let mut out = std::io::stdout().lock();
     for f in &files {
-        match check_file(f) {
+        match check_file_in(f, o.dialect) {
             Ok((name, o)) => {
                 if json {
                     records.push(json_record(f, &name, &o, races));
@@ -148,9 +156,14 @@ fn output_failed(program: &str, e: &std::io::Error) -> ExitCode {
 
 /// Parses and decides one file; the error names the file (and line and token for syntax errors).
 pub fn check_file(f: &Path) -> Result<(String, Outcome), String> {
+    check_file_in(f, Dialect::Ptx)
+}
+
+/// [`check_file`] in a chosen [`Dialect`].
+pub fn check_file_in(f: &Path, dialect: Dialect) -> Result<(String, Outcome), String> {
     let name = f.display().to_string();
     let text = std::fs::read_to_string(f).map_err(|e| format!("{name}: cannot read: {e}"))?;
-    let t = parse(&name, &text).map_err(|e| e.to_string())?;
+    let t = parse_dialect(&name, &text, dialect).map_err(|e| e.to_string())?;
     let o = decide(&t).map_err(|e| format!("{name}: unsupported: {e}"))?;
     Ok((t.name, o))
 }

@@ -148,6 +148,26 @@ fn lex(
             } {
                 k += 1;
             }
+            // `P3: r0` (Dat3M's files put a space after the colon): one term.
+            if l[start..k].ends_with(':') && thread_number(&l[start..k - 1]).is_some() {
+                let mut j = k;
+                while j < b.len() && (b[j] as char).is_whitespace() {
+                    j += 1;
+                }
+                let reg_start = j;
+                while j < b.len() && {
+                    let d = b[j] as char;
+                    d.is_ascii_alphanumeric() || matches!(d, '_' | '%' | '.' | '$')
+                } {
+                    j += 1;
+                }
+                if j > reg_start {
+                    let word = format!("{}{}", &l[start..k], &l[reg_start..j]);
+                    push(out, Tok::Word(word), &l[start..j]);
+                    k = j;
+                    continue;
+                }
+            }
             push(out, Tok::Word(l[start..k].to_string()), &l[start..k]);
         } else {
             return Err(cx.err(

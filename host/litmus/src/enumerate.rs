@@ -20,7 +20,7 @@
 //! among the final states.
 
 use super::barrier::{self, Phases};
-use super::events::{self, Kind, Path};
+use super::events::{self, BarrierValues, Kind, Path};
 use super::execution::{self, Hang};
 use super::graph::Graph;
 use super::program::*;
@@ -91,8 +91,32 @@ impl Outcome {
 /// ```
 pub fn decide(t: &Litmus) -> Result<Outcome, String> {
     let mut all_paths = Vec::new();
+    let mut needs_values = false;
     for th in &t.threads {
-        all_paths.push(events::paths(th, &t.init_regs)?);
+        all_paths.push(events::paths_with(
+            th,
+            &t.init_regs,
+            BarrierValues::Placeholder,
+            &mut needs_values,
+        )?);
+    }
+    if needs_values {
+        // A barrier id or thread count from a loaded value: one path per value it may take,
+        // the reads-from choice of each execution deciding which.
+        let domain = events::read_values(t, &all_paths).ok_or_else(|| {
+            format!(
+                "a barrier's id or thread count depends on loaded values that may take more \
+                 than {} values (not modelled)",
+                events::MAX_DOMAIN
+            )
+        })?;
+        all_paths = t
+            .threads
+            .iter()
+            .map(|th| {
+                events::paths_with(th, &t.init_regs, BarrierValues::Domain(&domain), &mut false)
+            })
+            .collect::<Result<_, _>>()?;
     }
     let mut out = Outcome {
         ok: false,

@@ -63,8 +63,15 @@
 //! dependencies (as in the formal model of Lustig et al., ASPLOS 2019), an `atom` being a read
 //! and a write joined only when the written value depends on the value read; Dat3M's `.sc`
 //! accesses are the Atomics ABI's seq_cst sequences (`fence.sc` then the access), a relaxed or
-//! weak fence orders nothing, and the scope of a weak access is ignored; `bar.red`'s predicate
-//! and barrier ids and counts must not depend on loaded values.
+//! weak fence orders nothing, and the scope of a weak access is ignored. A barrier id, thread
+//! count or `bar.red` predicate computed from loaded values is decided per execution: the
+//! thread's path forks over the values the reads can return (the initial values and what the
+//! writes compute from them, when that set is small), each branch under the constraint that the
+//! operand has that value.
+//!
+//! Dialects ([`program::Dialect`], `--dialect`): `ptx` (the default) reads `bar{.cta}.sync a{, b}`
+//! as PTX does; `dat3m` reads Dat3M's `bar.cta.{sync|arrive} INSTANCE{, ID{, QUORUM}}`, whose
+//! first operand only names the instruction ([`parse::parse_dialect`]).
 
 pub mod axioms;
 mod barrier;

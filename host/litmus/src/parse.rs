@@ -46,6 +46,8 @@ impl std::error::Error for ParseError {}
 #[derive(Clone, Copy)]
 pub(crate) struct Ctx<'a> {
     pub file: &'a str,
+    /// How dialect-dependent forms are read.
+    pub dialect: Dialect,
 }
 
 impl Ctx<'_> {
@@ -73,7 +75,23 @@ impl Ctx<'_> {
 /// assert_eq!((e.line, e.token.as_str()), (4, "bogus"));
 /// ```
 pub fn parse(file: &str, text: &str) -> Result<Litmus, ParseError> {
-    let cx = Ctx { file };
+    parse_dialect(file, text, Dialect::Ptx)
+}
+
+/// [`parse`] in a chosen [`Dialect`] (Dat3M's barrier forms with [`Dialect::Dat3m`]).
+///
+/// ```
+/// use ptx_litmus::{enumerate::decide, parse::parse_dialect, program::Dialect};
+/// // Two instructions labelled 1 and 2 of one CTA-wide barrier: they meet.
+/// let t = "PTX B\n{ x=0; }\n P0@cta 0,gpu 0 | P1@cta 0,gpu 0 ;\n \
+///     bar.cta.sync 1 | bar.cta.sync 2 ;\nexists (x == 0)\n";
+/// let o = decide(&parse_dialect("b", t, Dialect::Dat3m).unwrap()).unwrap();
+/// assert_eq!(o.verdict(), "Ok");
+/// let o = decide(&parse_dialect("b", t, Dialect::Ptx).unwrap()).unwrap();
+/// assert_eq!(o.verdict(), "Deadlock"); // PTX: barriers 1 and 2, each waiting for both threads
+/// ```
+pub fn parse_dialect(file: &str, text: &str, dialect: Dialect) -> Result<Litmus, ParseError> {
+    let cx = Ctx { file, dialect };
     let text = strip_comments(text);
     let lines: Vec<(usize, &str)> = text.lines().enumerate().map(|(i, l)| (i + 1, l)).collect();
     let mut i = 0;
