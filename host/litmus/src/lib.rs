@@ -11,12 +11,14 @@
 //! surface (`suld`, `sust`, `suatom`, `sured`) and constant (`cold`) accesses with
 //! `fence.proxy.{texture,surface,constant}`. Accesses through different aliases do not overlap
 //! (8.2); operations of different proxies are never morally strong (8.7); and proxy-preserved
-//! base causality order (8.9.5) holds between two accesses of one location only for the
-//! generic proxy at one address, for one other proxy at one address within one CTA, or else
-//! with a proxy fence of each kind involved on a base causality path between them (rule 3,
-//! which the text states for aliases, read for the other proxies as its 8.6 says: "A proxy
-//! fence is required to synchronize memory operations across different proxies";
-//! `fence.proxy.generic` orders nothing more).
+//! base causality order (8.9.5) is NVIDIA's formal model's (`alloy/ptx.als` of NVlabs'
+//! `mixedproxy`): the generic proxy at one address, or one other proxy at one address within
+//! one CTA, or else a base causality path from the source (or a fence of its proxy in its CTA
+//! after it) to the destination (or a fence of its proxy in its CTA before it), through a
+//! `fence.proxy.alias` when the virtual addresses differ. `LOC@PROXY aliases LOC` with a
+//! non-generic proxy is the same address through that proxy; aliases chain to the root
+//! location. An `atom` is a read and a write in causality: what observes its write does not
+//! follow its read (`rmw` in the model's observation).
 //!
 //! The command `ptx-litmus FILE_OR_DIR... [--races] [--json]` ([`cli`]; also `cargo host litmus`
 //! in a scoped-atomics checkout) decides files and directories of tests. (The scoped-atomics

@@ -152,16 +152,23 @@ pub fn parse_dialect(file: &str, text: &str, dialect: Dialect) -> Result<Litmus,
     }
     let mut init = parse_init(&cx, &init)?;
     let reg_ptrs = init.resolve();
-    let (init_mem, init_regs, aliases) = (init.mem, init.regs, init.aliases);
-    for (virt, phys) in &aliases {
-        if aliases.contains_key(phys) || init_mem.contains_key(virt) {
+    let mut aliases = BTreeMap::new();
+    let mut vaddrs = BTreeMap::new();
+    for (virt, phys) in init.aliases.iter().chain(&init.proxy_aliases) {
+        if init.mem.contains_key(virt) {
             return Err(cx.err(
                 cl,
                 virt,
                 format!("`{virt}` is both a location and an alias (of `{phys}`)"),
             ));
         }
+        let root = init
+            .root(virt)
+            .map_err(|a| cx.err(cl, &a, format!("the aliases of `{a}` lead back to `{a}`")))?;
+        aliases.insert(virt.clone(), root);
+        vaddrs.insert(virt.clone(), init.vaddr(virt));
     }
+    let (init_mem, init_regs) = (init.mem, init.regs);
     skip_blank(&mut i);
     // Thread header and instruction rows.
     let Some(&(tl, theader)) = lines.get(i) else {
@@ -277,6 +284,17 @@ pub fn parse_dialect(file: &str, text: &str, dialect: Dialect) -> Result<Litmus,
         }
         None => (lines.len().max(1), Quantifier::Exists, Prop::True),
     };
+    // An access through a proxy alias is to the address it aliases (by its own proxy).
+    for th in &mut threads {
+        for l in &mut th.code {
+            if let Instr::Ld { loc, .. } | Instr::St { loc, .. } | Instr::Atom { loc, .. } =
+                &mut l.instr
+                && let Some(v) = vaddrs.get(loc.as_str())
+            {
+                *loc = v.clone();
+            }
+        }
+    }
     check_labels(&cx, &threads)?;
     cond::check_terms(&cx, ql, &prop, &threads)?;
     if let Some(f) = &filter {
@@ -374,9 +392,41 @@ struct Init {
     regs: BTreeMap<(usize, String), i64>,
     reg_ptrs: BTreeMap<(usize, String), String>,
     aliases: BTreeMap<String, String>,
+    /// Names of one location's address through another proxy (`y@surface aliases x`).
+    proxy_aliases: BTreeMap<String, String>,
 }
 
 impl Init {
+    /// The location an alias names, through chains of aliases (an alias of an alias is an alias
+    /// of the root location); `Err` names an alias that leads back to itself.
+    fn root(&self, name: &str) -> Result<String, String> {
+        let mut at = name.to_string();
+        for _ in 0..=self.aliases.len() + self.proxy_aliases.len() {
+            match self
+                .aliases
+                .get(&at)
+                .or_else(|| self.proxy_aliases.get(&at))
+            {
+                Some(next) => at = next.clone(),
+                None => return Ok(at),
+            }
+        }
+        Err(name.to_string())
+    }
+
+    /// The virtual address of a name: a proxy alias has the address of what it aliases (through
+    /// chains of proxy aliases); every other name is its own address.
+    fn vaddr(&self, name: &str) -> String {
+        let mut at = name.to_string();
+        for _ in 0..=self.proxy_aliases.len() {
+            match self.proxy_aliases.get(&at) {
+                Some(next) => at = next.clone(),
+                None => break,
+            }
+        }
+        at
+    }
+
     /// Gives every location named in the state an address (`0x1000 × (k + 1)` by name order),
     /// stores the addresses in the pointer registers, and returns the register → location map
     /// per thread.
@@ -390,8 +440,14 @@ impl Init {
             self.regs.insert(k.clone(), addr(target));
             self.mem.entry(target.clone()).or_insert(0);
         }
-        for target in self.aliases.values() {
-            self.mem.entry(target.clone()).or_insert(0);
+        let roots: Vec<String> = self
+            .aliases
+            .keys()
+            .chain(self.proxy_aliases.keys())
+            .filter_map(|a| self.root(a).ok())
+            .collect();
+        for r in roots {
+            self.mem.entry(r).or_insert(0);
         }
         self.reg_ptrs.clone()
     }
@@ -399,8 +455,8 @@ impl Init {
 
 /// `x=0; P0:r0=0; 1:r1=2; int y = 1; uint32_t z; w:global; P0:r2=&x; P1:r3=y; a=&x;` — types
 /// and state spaces are accepted and ignored: every location is a naturally aligned scalar of
-/// its own, or a virtual alias of one (`a=&x`, `a=x`, `a@generic aliases x`: Dat3M's reading).
-/// Aliases through other proxies (`a@texture aliases x`) are refused by name.
+/// its own, a virtual alias of one (`a=&x`, `a=x`, `a@generic aliases x`: Dat3M's reading), or
+/// its address through another proxy (`a@texture aliases x`); aliases may chain.
 fn parse_init(cx: &Ctx, init: &[(usize, String)]) -> Result<Init, ParseError> {
     let mut st = Init::default();
     for (ln, chunk) in init {
@@ -419,7 +475,15 @@ fn parse_init(cx: &Ctx, init: &[(usize, String)]) -> Result<Init, ParseError> {
                             && is_ident(virt.trim())
                             && is_ident(phys) =>
                     {
-                        st.aliases.insert(virt.trim().to_string(), phys.to_string());
+                        // `@generic`: another virtual address of the location; `@texture`,
+                        // `@surface`, `@constant`: the same address, accessed through that
+                        // proxy (Dat3M's reading).
+                        let map = if Proxy::from_name(proxy) == Some(Proxy::Generic) {
+                            &mut st.aliases
+                        } else {
+                            &mut st.proxy_aliases
+                        };
+                        map.insert(virt.trim().to_string(), phys.to_string());
                         continue;
                     }
                     _ => {

@@ -183,3 +183,26 @@ fn a_cas_retry_loop_is_not_a_spin() {
     assert!(out.starts_with("CAS-increment-loop+stores Ok"), "{out}");
     assert!(!out.contains("deadlock:"), "{out}");
 }
+
+#[test]
+fn proxy_fences_act_in_their_own_cta_and_alias_chains_resolve_to_the_root() {
+    // Issue 31, NVIDIA's formal model of mixed proxies (alloy/ptx.als): `proxy_fence_ops` are
+    // the "Ops in the same Proxy as the ProxyFence ...and in the same thread Block".
+    let verdict = |name: &str| {
+        let (_, o) = ptx_litmus::cli::check_file(std::path::Path::new(&file("rules", name)))
+            .unwrap_or_else(|e| panic!("{e}"));
+        o.verdict()
+    };
+    // The writer's CTA fences the surface proxy, the reader's does not: allowed.
+    assert_eq!(verdict("proxy-fence-writer-only-2cta.litmus"), "Ok");
+    // The reader's CTA fences it after the acquire: forbidden.
+    assert_eq!(verdict("proxy-fence-reader-cta.litmus"), "No");
+    // A surface alias of a generic alias of x is x (it was refused as "both a location and an
+    // alias").
+    assert_eq!(verdict("alias-chain.litmus"), "No");
+    // An atom's read is not causally after what observes its write (`rmw` in observation).
+    assert_eq!(
+        verdict("rmw-read-not-caused-through-own-write.litmus"),
+        "Ok"
+    );
+}
