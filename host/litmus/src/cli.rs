@@ -1,7 +1,9 @@
 //! `ptx-litmus FILE_OR_DIR... [--races] [--json] [--dialect ptx|dat3m]` (and `cargo host litmus`): decides litmus tests and
 //! prints, per test, `NAME Ok` or `NAME No` (as herd does), or `NAME Deadlock` when no execution
 //! completes, followed by the numbers of candidate and consistent executions; a `deadlock:` line
-//! per instruction a thread may wait at forever; with `--races` a `race:` line per racing pair.
+//! per instruction a thread may wait at forever; with `--races` a `races:` line saying they come
+//! from every consistent execution (satisfying the condition or not) and a `race:` line per
+//! racing pair.
 //! Exit status 0 when every file was decided, 2 when any could not be parsed or is unsupported,
 //! or on bad usage.
 
@@ -27,7 +29,8 @@ pub struct Options {
     /// Litmus files, or directories searched for `*.litmus` files.
     #[arg(value_name = "FILE_OR_DIR", required = true)]
     pub inputs: Vec<PathBuf>,
-    /// A `race:` line per racing pair of each consistent execution that satisfies the condition.
+    /// A `race:` line per racing pair of the consistent executions that complete, whether or not
+    /// they satisfy the condition (a race makes the program racy whatever the test asks).
     #[arg(long)]
     pub races: bool,
     /// A JSON array of records on standard output instead of text.
@@ -215,6 +218,12 @@ fn print_outcome(
         )?;
     }
     if races {
+        writeln!(
+            out,
+            "races: {} pair(s) over all {} consistent executions, satisfying the condition or not",
+            o.races.len(),
+            o.consistent
+        )?;
         for r in &o.races {
             writeln!(out, "race: {r}")?;
         }
@@ -241,6 +250,7 @@ fn json_record(f: &Path, name: &str, o: &Outcome, races: bool) -> serde_json::Va
     }
     if races {
         let site = |s: &super::races::Site| serde_json::json!({ "thread": s.thread, "line": s.line, "instruction": s.text });
+        v["races_from"] = "every consistent execution, satisfying the condition or not".into();
         v["races"] = o
             .races
             .iter()

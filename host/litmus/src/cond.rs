@@ -320,29 +320,54 @@ impl Parser<'_> {
     }
 }
 
-/// Every `Pn:reg` of the condition names an existing thread.
-pub(crate) fn check_terms(
-    cx: &Ctx,
-    ln: usize,
-    p: &Prop,
-    threads: &[Thread],
-) -> Result<(), ParseError> {
+/// What the names of a condition may refer to: per thread, the registers its instructions write
+/// or the initial state sets, and the locations the test declares or touches.
+pub(crate) struct Known<'a> {
+    /// Per thread, its registers.
+    pub regs: &'a [std::collections::BTreeSet<String>],
+    /// Locations and aliases.
+    pub locs: &'a std::collections::BTreeSet<String>,
+}
+
+/// Every `Pn:reg` of the condition names an existing thread and a register the thread writes (or
+/// the initial state sets), and every location is declared or touched: a typo (`P1:r7` for
+/// `P1:r1`) would otherwise read as 0 and flip the verdict silently.
+pub(crate) fn check_terms(cx: &Ctx, ln: usize, p: &Prop, known: &Known) -> Result<(), ParseError> {
     match p {
         Prop::True => Ok(()),
         Prop::Atom(_, a, b) => {
             for t in [a, b] {
-                if let Term::Reg(tid, r) = t
-                    && *tid >= threads.len()
-                {
-                    return Err(cx.err(ln, &format!("P{tid}:{r}"), "no such thread"));
+                match t {
+                    Term::Reg(tid, r) if *tid >= known.regs.len() => {
+                        return Err(cx.err(ln, &format!("P{tid}:{r}"), "no such thread"));
+                    }
+                    Term::Reg(tid, r) if !known.regs[*tid].contains(r) => {
+                        return Err(cx.err(
+                            ln,
+                            &format!("P{tid}:{r}"),
+                            format!(
+                                "no instruction of P{tid} writes register `{r}` and the initial state does not set it (a typo?)"
+                            ),
+                        ));
+                    }
+                    Term::Loc(l) if !known.locs.contains(l) => {
+                        return Err(cx.err(
+                            ln,
+                            l,
+                            format!(
+                                "location `{l}` is neither declared in the initial state nor accessed by any instruction (a typo?)"
+                            ),
+                        ));
+                    }
+                    _ => {}
                 }
             }
             Ok(())
         }
-        Prop::Not(q) => check_terms(cx, ln, q, threads),
+        Prop::Not(q) => check_terms(cx, ln, q, known),
         Prop::And(a, b) | Prop::Or(a, b) => {
-            check_terms(cx, ln, a, threads)?;
-            check_terms(cx, ln, b, threads)
+            check_terms(cx, ln, a, known)?;
+            check_terms(cx, ln, b, known)
         }
     }
 }

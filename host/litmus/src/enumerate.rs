@@ -42,7 +42,8 @@ pub struct Outcome {
     pub violating: u64,
     /// Final states of the consistent executions (registers and locations by name).
     pub states: BTreeSet<Vec<(String, i64)>>,
-    /// Racing pairs over all consistent executions.
+    /// Racing pairs over all consistent executions that complete, whether or not they satisfy
+    /// the condition.
     pub races: BTreeSet<Race>,
     /// How many candidates each axiom rejected (the first violated one).
     pub rejected_by: BTreeMap<String, u64>,

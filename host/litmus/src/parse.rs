@@ -296,9 +296,36 @@ pub fn parse_dialect(file: &str, text: &str, dialect: Dialect) -> Result<Litmus,
         }
     }
     check_labels(&cx, &threads)?;
-    cond::check_terms(&cx, ql, &prop, &threads)?;
+    let regs: Vec<std::collections::BTreeSet<String>> = threads
+        .iter()
+        .map(|th| {
+            let mut set: std::collections::BTreeSet<String> = init_regs
+                .keys()
+                .filter(|(t, _)| *t == th.id)
+                .map(|(_, r)| r.clone())
+                .collect();
+            set.extend(th.code.iter().filter_map(|l| written_register(&l.instr)));
+            set
+        })
+        .collect();
+    let mut locs: std::collections::BTreeSet<String> = init_mem.keys().cloned().collect();
+    locs.extend(aliases.keys().cloned());
+    for th in &threads {
+        for l in &th.code {
+            if let Instr::Ld { loc, .. } | Instr::St { loc, .. } | Instr::Atom { loc, .. } =
+                &l.instr
+            {
+                locs.insert(loc.clone());
+            }
+        }
+    }
+    let known = cond::Known {
+        regs: &regs,
+        locs: &locs,
+    };
+    cond::check_terms(&cx, ql, &prop, &known)?;
     if let Some(f) = &filter {
-        cond::check_terms(&cx, ql, f, &threads)?;
+        cond::check_terms(&cx, ql, f, &known)?;
     }
     Ok(Litmus {
         name,
@@ -310,6 +337,19 @@ pub fn parse_dialect(file: &str, text: &str, dialect: Dialect) -> Result<Litmus,
         filter,
         aliases,
     })
+}
+
+/// The register an instruction writes, if any.
+fn written_register(i: &Instr) -> Option<String> {
+    match i {
+        Instr::Ld { dst, .. } | Instr::Alu { dst, .. } => Some(dst.clone()),
+        Instr::Atom { dst, .. } => dst.clone(),
+        Instr::Bar {
+            op: BarOp::Red { dst, .. },
+            ..
+        } => Some(dst.clone()),
+        _ => None,
+    }
 }
 
 /// herd's GPU_PTX memory map line: `x: global, y: shared` (state spaces are not modelled).
