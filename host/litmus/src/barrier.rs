@@ -9,8 +9,8 @@
 //! `b` when the instruction gives it, else every thread of the CTA (PTX ISA, `bar`).
 
 use super::events::{BarWait, Kind};
-use super::parse::{Ctx, ParseError, is_ident, norm_reg, parse_int};
 use super::program::*;
+use super::text::{Ctx, ParseError, is_ident, norm_reg, parse_int};
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 
 /// Parses a `bar`/`barrier` instruction (`quals` is the mnemonic split at dots).

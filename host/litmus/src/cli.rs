@@ -163,6 +163,17 @@ pub fn check_file(f: &Path) -> Result<(String, Outcome), String> {
 }
 
 /// [`check_file`] in a chosen [`Dialect`].
+///
+/// ```
+/// use ptx_litmus::{cli::check_file_in, program::Dialect};
+/// let f = std::env::temp_dir().join(format!("check-file-in-{}.litmus", std::process::id()));
+/// std::fs::write(&f, "PTX B\n{ x=0; }\n P0@cta 0,gpu 0 | P1@cta 0,gpu 0 ;\n \
+///     bar.cta.sync 1 | bar.cta.sync 2 ;\nexists (x == 0)\n").unwrap();
+/// let (_, dat3m) = check_file_in(&f, Dialect::Dat3m).unwrap();
+/// let (_, ptx) = check_file_in(&f, Dialect::Ptx).unwrap();
+/// std::fs::remove_file(&f).unwrap();
+/// assert_eq!((dat3m.verdict(), ptx.verdict()), ("Ok", "Deadlock"));
+/// ```
 pub fn check_file_in(f: &Path, dialect: Dialect) -> Result<(String, Outcome), String> {
     let name = f.display().to_string();
     let text = std::fs::read_to_string(f).map_err(|e| format!("{name}: cannot read: {e}"))?;

@@ -2,8 +2,8 @@
 //! register values (`P1:r0`, also herd's `1:r0`) and location values, with `/\`, `\/`, `~`,
 //! `==` (also `=`), `!=` and parentheses.
 
-use super::parse::{Ctx, ParseError, is_ident, norm_reg, parse_int, thread_number};
 use super::program::*;
+use super::text::{Ctx, ParseError, is_ident, norm_reg, parse_int, thread_number};
 
 #[derive(Clone, Debug, PartialEq)]
 enum Tok {

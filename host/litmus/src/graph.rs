@@ -449,7 +449,9 @@ impl Graph {
         })
     }
 
-    /// The proxy fences one of which (per entry) must lie on a base causality path from `a` to
+    /// The kinds of proxy fence the two accesses involve (the checker decides with
+    /// [`Graph::proxy_preserved`], which also says where each fence must be executed). Which
+    /// proxy fences one of which (per entry) must lie on a base causality path from `a` to
     /// `b` for rule 3 of 8.9.5: `fence.proxy.alias` between generic accesses through different
     /// aliases, and `fence.proxy.KIND` for each other proxy KIND of the two (a texture read
     /// after a generic write needs `fence.proxy.texture`).

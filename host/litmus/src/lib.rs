@@ -75,6 +75,10 @@
 //! as PTX does; `dat3m` reads Dat3M's `bar.cta.{sync|arrive} INSTANCE{, ID{, QUORUM}}`, whose
 //! first operand only names the instruction ([`parse::parse_dialect`]).
 
+// Layers, each importing only from those below it: `program` (the parsed test); the text layer
+// `text` (errors, lexical forms) under the statement parsers `cond`, `instr`, `barrier`,
+// `scope_tree`, under `parse`; `events`, `graph`, `axioms`, `races`; `outcome` under the
+// execution search `execution`, under the enumeration `enumerate`; `cli` on top.
 pub mod axioms;
 mod barrier;
 pub mod cli;
@@ -84,8 +88,10 @@ pub mod events;
 mod execution;
 pub mod graph;
 mod instr;
+mod outcome;
 pub mod parse;
 pub mod program;
 pub mod races;
 pub mod relation;
 mod scope_tree;
+mod text;
