@@ -25,6 +25,7 @@ pub(crate) fn parse_condition(
     for &(ln, l) in lines {
         lex(cx, ln, l, &mut toks)?;
     }
+    let toks = join_thread_terms(toks);
     let first_line = lines[0].0;
     let word = |k: usize| match toks.get(k) {
         Some((_, Tok::Word(w), _)) => Some(w.as_str()),
@@ -77,6 +78,7 @@ pub(crate) fn parse_prop(cx: &Ctx, lines: &[(usize, &str)]) -> Result<Prop, Pars
     for &(ln, l) in lines {
         lex(cx, ln, l, &mut toks)?;
     }
+    let toks = join_thread_terms(toks);
     let mut p = Parser {
         cx,
         toks: &toks,
@@ -88,6 +90,29 @@ pub(crate) fn parse_prop(cx: &Ctx, lines: &[(usize, &str)]) -> Result<Prop, Pars
         return Err(cx.err(*ln, text, "unexpected token after the filter"));
     }
     Ok(prop)
+}
+
+/// Dat3M's grammar skips whitespace between a thread and its register (`P3: r0`, `P3 : r0`,
+/// `P3 :r0`): joins such words into one `P3:r0` term.
+fn join_thread_terms(toks: Vec<(usize, Tok, String)>) -> Vec<(usize, Tok, String)> {
+    let mut out: Vec<(usize, Tok, String)> = Vec::with_capacity(toks.len());
+    for (ln, t, text) in toks {
+        if let (Tok::Word(w), Some((_, Tok::Word(prev), prev_text))) = (&t, out.last_mut()) {
+            let thread_part = |s: &str| thread_number(s).is_some() && !s.contains(':');
+            let joins = (thread_part(prev) && w.starts_with(':'))
+                || (prev.ends_with(':')
+                    && thread_part(&prev[..prev.len() - 1])
+                    && !w.starts_with(':'));
+            if joins {
+                prev.push_str(w);
+                prev_text.push(' ');
+                prev_text.push_str(&text);
+                continue;
+            }
+        }
+        out.push((ln, t, text));
+    }
+    out
 }
 
 fn lex(
@@ -147,26 +172,6 @@ fn lex(
                     || (k == start && d == '-')
             } {
                 k += 1;
-            }
-            // `P3: r0` (Dat3M's files put a space after the colon): one term.
-            if l[start..k].ends_with(':') && thread_number(&l[start..k - 1]).is_some() {
-                let mut j = k;
-                while j < b.len() && (b[j] as char).is_whitespace() {
-                    j += 1;
-                }
-                let reg_start = j;
-                while j < b.len() && {
-                    let d = b[j] as char;
-                    d.is_ascii_alphanumeric() || matches!(d, '_' | '%' | '.' | '$')
-                } {
-                    j += 1;
-                }
-                if j > reg_start {
-                    let word = format!("{}{}", &l[start..k], &l[reg_start..j]);
-                    push(out, Tok::Word(word), &l[start..j]);
-                    k = j;
-                    continue;
-                }
             }
             push(out, Tok::Word(l[start..k].to_string()), &l[start..k]);
         } else {

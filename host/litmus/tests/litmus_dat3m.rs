@@ -65,7 +65,7 @@ fn a_barrier_id_from_a_loaded_value_is_decided_per_execution() {
 
 #[test]
 fn a_condition_may_put_a_space_after_the_thread_colon() {
-    let t = "PTX S\n{ x=0; }\n P0@cta 0,gpu 0 ;\n ld.weak r0, x ;\nexists (P0: r0 == 0 /\\ 0: r0 == 0)\n";
+    let t = "PTX S\n{ x=0; }\n P0@cta 0,gpu 0 ;\n ld.weak r0, x ;\nexists (P0: r0 == 0 /\\ 0: r0 == 0 /\\ P0 : r0 == 0 /\\ P0 :r0 == 0)\n";
     let o = decide(&parse("s", t).unwrap()).unwrap();
     assert!(o.ok);
 }
