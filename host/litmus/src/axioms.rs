@@ -44,6 +44,9 @@ pub(crate) struct Causal {
     pub(crate) rf: Rel,
     /// Causality order (8.9.5).
     pub(crate) cause: Rel,
+    /// Proxy-preserved base causality order: what follows a read in causality order (a read
+    /// observes nothing; an `atom`'s read reaches what its write does only through it).
+    pub(crate) ppbase: Rel,
 }
 
 /// The derived orders of a consistent execution (for the race check).
@@ -114,22 +117,14 @@ pub(crate) fn causal(
 
     // Proxy-preserved base causality (8.9.5): memory operations "performed to the same address,
     // using the generic proxy", or aliases "and there is an alias proxy fence along the base
-    // causality path from X to Y".
-    // Same address through the same proxy (by one CTA unless generic), or else a proxy fence
-    // of each kind needed on a base causality path (rule 3, for aliases and other proxies).
+    // causality path from X to Y"; for the other proxies, where the prose says only "A proxy
+    // fence is required" (8.6), the rule of NVIDIA's formal model (`Graph::proxy_preserved`).
     let mut ppbase = Rel::new(n);
     for i in 0..n {
         if let Some(l) = g.evs[i].loc {
             let mut reach = 0u128;
             for j in bits(base.row(i) & g.on_loc[l]) {
-                let fenced = || {
-                    g.proxy_fences_needed(i, j).into_iter().all(|kind| {
-                        g.proxy_fences
-                            .iter()
-                            .any(|&(f, k)| k == kind && base.has(i, f) && base.has(f, j))
-                    })
-                };
-                if g.proxy_preserved_directly(i, j) || fenced() {
+                if g.proxy_preserved(&base, i, j) {
                     reach |= 1 << j;
                 }
             }
@@ -146,7 +141,7 @@ pub(crate) fn causal(
             return Err(Axiom::FenceSc);
         }
     }
-    Ok(Causal { rf, cause })
+    Ok(Causal { rf, cause, ppbase })
 }
 
 /// Whether writes `a` and `b` (to one location) are in a data-race (8.7.1): "not related in
@@ -211,10 +206,14 @@ pub(crate) fn check_co(
             return Err(Axiom::ScPerLocation);
         }
     }
-    // 8.10.6 Causality: irreflexive((rf ∪ fr) ; cause).
+    // 8.10.6 Causality: irreflexive((rf ∪ fr) ; cause). An `atom` is a read event and a write
+    // event joined by `rmw` (NVIDIA's formal model, alloy/ptx.als: `rmw: lone Write`,
+    // `observation = strong[rf] + rmw`, `cause = optional[observation].proxy_preserved_cause_base`):
+    // what its write is observed by follows its write in causality order, not its read, so a
+    // read is causally before exactly what it precedes in proxy-preserved base causality order.
     for (r, w) in rf_choice.iter().enumerate() {
         if let Some(w) = *w
-            && cause.has(r, w)
+            && c.ppbase.has(r, w)
         {
             return Err(Axiom::Causality);
         }

@@ -9,8 +9,8 @@
 //! `b` when the instruction gives it, else every thread of the CTA (PTX ISA, `bar`).
 
 use super::events::{BarWait, Kind};
-use super::parse::{Ctx, ParseError, is_ident, norm_reg, parse_int};
 use super::program::*;
+use super::text::{Ctx, ParseError, is_ident, norm_reg, parse_int};
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 
 /// Parses a `bar`/`barrier` instruction (`quals` is the mnemonic split at dots).
@@ -60,6 +60,30 @@ pub(crate) fn parse_barrier(
             Err(cx.err(ln, cell, format!("`{mnemonic}` takes {what}")))
         }
     };
+    if cx.dialect == Dialect::Dat3m && matches!(rest.as_slice(), ["sync"] | ["arrive"]) {
+        // Dat3M's `bar.cta.{sync|arrive} INSTANCE{, ID{, QUORUM}}`: the instance only names
+        // the instruction; without an id, the CTA-wide barrier 0; without a quorum, every
+        // thread of the CTA.
+        arity(
+            1,
+            3,
+            "an instance (and an optional barrier id and thread count)",
+        )?;
+        operand(ops[0])?;
+        return Ok(Instr::Bar {
+            op: if rest == ["sync"] {
+                BarOp::Sync
+            } else {
+                BarOp::Arrive
+            },
+            id: ops
+                .get(1)
+                .map(|c| operand(c))
+                .transpose()?
+                .unwrap_or(Operand::Imm(0)),
+            count: ops.get(2).map(|c| operand(c)).transpose()?,
+        });
+    }
     match rest.as_slice() {
         ["sync"] | [] if quals[0] == "bar" || rest == ["sync"] => {
             arity(1, 2, "a barrier (and an optional thread count)")?;

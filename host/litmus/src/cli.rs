@@ -1,12 +1,15 @@
-//! `ptx-litmus FILE_OR_DIR... [--races] [--json]` (and `cargo host litmus`): decides litmus tests and
+//! `ptx-litmus FILE_OR_DIR... [--races] [--json] [--dialect ptx|dat3m]` (and `cargo host litmus`): decides litmus tests and
 //! prints, per test, `NAME Ok` or `NAME No` (as herd does), or `NAME Deadlock` when no execution
 //! completes, followed by the numbers of candidate and consistent executions; a `deadlock:` line
-//! per instruction a thread may wait at forever; with `--races` a `race:` line per racing pair.
+//! per instruction a thread may wait at forever; with `--races` a `races:` line saying they come
+//! from every consistent execution (satisfying the condition or not) and a `race:` line per
+//! racing pair.
 //! Exit status 0 when every file was decided, 2 when any could not be parsed or is unsupported,
 //! or on bad usage.
 
 use super::enumerate::{Outcome, decide};
-use super::parse::parse;
+use super::parse::parse_dialect;
+use super::program::Dialect;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -17,18 +20,26 @@ use std::process::ExitCode;
 /// let args: Vec<String> = ["a.litmus", "dir", "--races"].map(String::from).to_vec();
 /// let o = ptx_litmus::cli::parse_options(&args).unwrap();
 /// assert_eq!((o.inputs.len(), o.races, o.json), (2, true, false));
+/// assert_eq!(o.dialect, ptx_litmus::program::Dialect::Ptx);
+/// let d = ["--dialect", "dat3m", "a.litmus"].map(String::from).to_vec();
+/// assert_eq!(ptx_litmus::cli::parse_options(&d).unwrap().dialect, ptx_litmus::program::Dialect::Dat3m);
 /// ```
 #[derive(Debug, Clone, PartialEq, clap::Args)]
 pub struct Options {
     /// Litmus files, or directories searched for `*.litmus` files.
     #[arg(value_name = "FILE_OR_DIR", required = true)]
     pub inputs: Vec<PathBuf>,
-    /// A `race:` line per racing pair of each consistent execution that satisfies the condition.
+    /// A `race:` line per racing pair of the consistent executions that complete, whether or not
+    /// they satisfy the condition (a race makes the program racy whatever the test asks).
     #[arg(long)]
     pub races: bool,
     /// A JSON array of records on standard output instead of text.
     #[arg(long)]
     pub json: bool,
+    /// How `bar.cta.sync`/`bar.cta.arrive` operands are read: `ptx` (barrier, thread count) or
+    /// `dat3m` (Dat3M's `INSTANCE, ID, QUORUM`: the first operand only names the instruction).
+    #[arg(long, value_enum, default_value = "ptx")]
+    pub dialect: Dialect,
 }
 
 /// The `ptx-litmus` command line.
@@ -103,7 +114,7 @@ pub fn run_options(program: &str, o: &Options) -> ExitCode {
     let mut records = Vec::new();
     let mut out = std::io::stdout().lock();
     for f in &files {
-        match check_file(f) {
+        match check_file_in(f, o.dialect) {
             Ok((name, o)) => {
                 if json {
                     records.push(json_record(f, &name, &o, races));
@@ -148,9 +159,25 @@ fn output_failed(program: &str, e: &std::io::Error) -> ExitCode {
 
 /// Parses and decides one file; the error names the file (and line and token for syntax errors).
 pub fn check_file(f: &Path) -> Result<(String, Outcome), String> {
+    check_file_in(f, Dialect::Ptx)
+}
+
+/// [`check_file`] in a chosen [`Dialect`].
+///
+/// ```
+/// use ptx_litmus::{cli::check_file_in, program::Dialect};
+/// let f = std::env::temp_dir().join(format!("check-file-in-{}.litmus", std::process::id()));
+/// std::fs::write(&f, "PTX B\n{ x=0; }\n P0@cta 0,gpu 0 | P1@cta 0,gpu 0 ;\n \
+///     bar.cta.sync 1 | bar.cta.sync 2 ;\nexists (x == 0)\n").unwrap();
+/// let (_, dat3m) = check_file_in(&f, Dialect::Dat3m).unwrap();
+/// let (_, ptx) = check_file_in(&f, Dialect::Ptx).unwrap();
+/// std::fs::remove_file(&f).unwrap();
+/// assert_eq!((dat3m.verdict(), ptx.verdict()), ("Ok", "Deadlock"));
+/// ```
+pub fn check_file_in(f: &Path, dialect: Dialect) -> Result<(String, Outcome), String> {
     let name = f.display().to_string();
     let text = std::fs::read_to_string(f).map_err(|e| format!("{name}: cannot read: {e}"))?;
-    let t = parse(&name, &text).map_err(|e| e.to_string())?;
+    let t = parse_dialect(&name, &text, dialect).map_err(|e| e.to_string())?;
     let o = decide(&t).map_err(|e| format!("{name}: unsupported: {e}"))?;
     Ok((t.name, o))
 }
@@ -202,6 +229,12 @@ fn print_outcome(
         )?;
     }
     if races {
+        writeln!(
+            out,
+            "races: {} pair(s) over all {} consistent executions, satisfying the condition or not",
+            o.races.len(),
+            o.consistent
+        )?;
         for r in &o.races {
             writeln!(out, "race: {r}")?;
         }
@@ -228,6 +261,7 @@ fn json_record(f: &Path, name: &str, o: &Outcome, races: bool) -> serde_json::Va
     }
     if races {
         let site = |s: &super::races::Site| serde_json::json!({ "thread": s.thread, "line": s.line, "instruction": s.text });
+        v["races_from"] = "every consistent execution, satisfying the condition or not".into();
         v["races"] = o
             .races
             .iter()

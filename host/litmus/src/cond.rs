@@ -2,8 +2,8 @@
 //! register values (`P1:r0`, also herd's `1:r0`) and location values, with `/\`, `\/`, `~`,
 //! `==` (also `=`), `!=` and parentheses.
 
-use super::parse::{Ctx, ParseError, is_ident, norm_reg, parse_int, thread_number};
 use super::program::*;
+use super::text::{Ctx, ParseError, is_ident, norm_reg, parse_int, thread_number};
 
 #[derive(Clone, Debug, PartialEq)]
 enum Tok {
@@ -25,6 +25,7 @@ pub(crate) fn parse_condition(
     for &(ln, l) in lines {
         lex(cx, ln, l, &mut toks)?;
     }
+    let toks = join_thread_terms(toks);
     let first_line = lines[0].0;
     let word = |k: usize| match toks.get(k) {
         Some((_, Tok::Word(w), _)) => Some(w.as_str()),
@@ -77,6 +78,7 @@ pub(crate) fn parse_prop(cx: &Ctx, lines: &[(usize, &str)]) -> Result<Prop, Pars
     for &(ln, l) in lines {
         lex(cx, ln, l, &mut toks)?;
     }
+    let toks = join_thread_terms(toks);
     let mut p = Parser {
         cx,
         toks: &toks,
@@ -88,6 +90,29 @@ pub(crate) fn parse_prop(cx: &Ctx, lines: &[(usize, &str)]) -> Result<Prop, Pars
         return Err(cx.err(*ln, text, "unexpected token after the filter"));
     }
     Ok(prop)
+}
+
+/// Dat3M's grammar skips whitespace between a thread and its register (`P3: r0`, `P3 : r0`,
+/// `P3 :r0`): joins such words into one `P3:r0` term.
+fn join_thread_terms(toks: Vec<(usize, Tok, String)>) -> Vec<(usize, Tok, String)> {
+    let mut out: Vec<(usize, Tok, String)> = Vec::with_capacity(toks.len());
+    for (ln, t, text) in toks {
+        if let (Tok::Word(w), Some((_, Tok::Word(prev), prev_text))) = (&t, out.last_mut()) {
+            let thread_part = |s: &str| thread_number(s).is_some() && !s.contains(':');
+            let joins = (thread_part(prev) && w.starts_with(':'))
+                || (prev.ends_with(':')
+                    && thread_part(&prev[..prev.len() - 1])
+                    && !w.starts_with(':'));
+            if joins {
+                prev.push_str(w);
+                prev_text.push(' ');
+                prev_text.push_str(&text);
+                continue;
+            }
+        }
+        out.push((ln, t, text));
+    }
+    out
 }
 
 fn lex(
@@ -300,29 +325,54 @@ impl Parser<'_> {
     }
 }
 
-/// Every `Pn:reg` of the condition names an existing thread.
-pub(crate) fn check_terms(
-    cx: &Ctx,
-    ln: usize,
-    p: &Prop,
-    threads: &[Thread],
-) -> Result<(), ParseError> {
+/// What the names of a condition may refer to: per thread, the registers its instructions write
+/// or the initial state sets, and the locations the test declares or touches.
+pub(crate) struct Known<'a> {
+    /// Per thread, its registers.
+    pub regs: &'a [std::collections::BTreeSet<String>],
+    /// Locations and aliases.
+    pub locs: &'a std::collections::BTreeSet<String>,
+}
+
+/// Every `Pn:reg` of the condition names an existing thread and a register the thread writes (or
+/// the initial state sets), and every location is declared or touched: a typo (`P1:r7` for
+/// `P1:r1`) would otherwise read as 0 and flip the verdict silently.
+pub(crate) fn check_terms(cx: &Ctx, ln: usize, p: &Prop, known: &Known) -> Result<(), ParseError> {
     match p {
         Prop::True => Ok(()),
         Prop::Atom(_, a, b) => {
             for t in [a, b] {
-                if let Term::Reg(tid, r) = t
-                    && *tid >= threads.len()
-                {
-                    return Err(cx.err(ln, &format!("P{tid}:{r}"), "no such thread"));
+                match t {
+                    Term::Reg(tid, r) if *tid >= known.regs.len() => {
+                        return Err(cx.err(ln, &format!("P{tid}:{r}"), "no such thread"));
+                    }
+                    Term::Reg(tid, r) if !known.regs[*tid].contains(r) => {
+                        return Err(cx.err(
+                            ln,
+                            &format!("P{tid}:{r}"),
+                            format!(
+                                "no instruction of P{tid} writes register `{r}` and the initial state does not set it (a typo?)"
+                            ),
+                        ));
+                    }
+                    Term::Loc(l) if !known.locs.contains(l) => {
+                        return Err(cx.err(
+                            ln,
+                            l,
+                            format!(
+                                "location `{l}` is neither declared in the initial state nor accessed by any instruction (a typo?)"
+                            ),
+                        ));
+                    }
+                    _ => {}
                 }
             }
             Ok(())
         }
-        Prop::Not(q) => check_terms(cx, ln, q, threads),
+        Prop::Not(q) => check_terms(cx, ln, q, known),
         Prop::And(a, b) | Prop::Or(a, b) => {
-            check_terms(cx, ln, a, threads)?;
-            check_terms(cx, ln, b, threads)
+            check_terms(cx, ln, a, known)?;
+            check_terms(cx, ln, b, known)
         }
     }
 }

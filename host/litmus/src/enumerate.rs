@@ -20,62 +20,14 @@
 //! among the final states.
 
 use super::barrier::{self, Phases};
-use super::events::{self, Kind, Path};
+use super::events::{self, BarrierValues, Kind, Path};
 use super::execution::{self, Hang};
 use super::graph::Graph;
+pub use super::outcome::Outcome;
+use super::outcome::advance;
 use super::program::*;
-use super::races::{Race, Site};
+use super::races::Site;
 use std::collections::{BTreeMap, BTreeSet};
-
-/// The decision of one test.
-#[derive(Clone, Debug)]
-pub struct Outcome {
-    /// Whether the condition is validated (herd's `Ok`), over the executions that complete.
-    pub ok: bool,
-    /// Number of candidate executions.
-    pub candidates: u64,
-    /// Number of consistent executions that complete.
-    pub consistent: u64,
-    /// Consistent executions with a final state that satisfies the proposition.
-    pub satisfying: u64,
-    /// Consistent executions with a final state that does not.
-    pub violating: u64,
-    /// Final states of the consistent executions (registers and locations by name).
-    pub states: BTreeSet<Vec<(String, i64)>>,
-    /// Racing pairs over all consistent executions.
-    pub races: BTreeSet<Race>,
-    /// How many candidates each axiom rejected (the first violated one).
-    pub rejected_by: BTreeMap<String, u64>,
-    /// Ways the threads may run (one path per thread and one grouping of barrier arrivals)
-    /// that have a consistent execution in which some thread waits forever (the search stops
-    /// at the first such execution of each).
-    pub deadlocked: u64,
-    /// The instructions threads wait at forever, over those executions.
-    pub deadlocks: BTreeSet<Site>,
-}
-
-impl Outcome {
-    /// `Ok` or `No` (herd's verdict), or `Deadlock` when no consistent execution completes
-    /// but some deadlocks: a liveness verdict, not a consistency one.
-    ///
-    /// ```
-    /// use ptx_litmus::{enumerate::decide, parse::parse};
-    /// let t = parse("b", "PTX B\n{ x=0; }\n P0@cta 0,gpu 0 | P1@cta 0,gpu 0 ;\n \
-    ///     bar.sync 1, 3 | bar.sync 1, 3 ;\nexists (x == 0)\n").unwrap();
-    /// let o = decide(&t).unwrap();
-    /// assert_eq!(o.verdict(), "Deadlock"); // a barrier of 3 threads that 2 reach
-    /// assert_eq!(o.deadlocks.len(), 2);
-    /// ```
-    pub fn verdict(&self) -> &'static str {
-        if self.consistent == 0 && self.deadlocked > 0 {
-            "Deadlock"
-        } else if self.ok {
-            "Ok"
-        } else {
-            "No"
-        }
-    }
-}
 
 /// Decides a test.
 ///
@@ -91,8 +43,32 @@ impl Outcome {
 /// ```
 pub fn decide(t: &Litmus) -> Result<Outcome, String> {
     let mut all_paths = Vec::new();
+    let mut needs_values = false;
     for th in &t.threads {
-        all_paths.push(events::paths(th, &t.init_regs)?);
+        all_paths.push(events::paths_with(
+            th,
+            &t.init_regs,
+            BarrierValues::Placeholder,
+            &mut needs_values,
+        )?);
+    }
+    if needs_values {
+        // A barrier id or thread count from a loaded value: one path per value it may take,
+        // the reads-from choice of each execution deciding which.
+        let domain = events::read_values(t, &all_paths).ok_or_else(|| {
+            format!(
+                "a barrier's id or thread count depends on loaded values that may take more \
+                 than {} values (not modelled)",
+                events::MAX_DOMAIN
+            )
+        })?;
+        all_paths = t
+            .threads
+            .iter()
+            .map(|th| {
+                events::paths_with(th, &t.init_regs, BarrierValues::Domain(&domain), &mut false)
+            })
+            .collect::<Result<_, _>>()?;
     }
     let mut out = Outcome {
         ok: false,
@@ -226,16 +202,4 @@ fn hanging(
     }
     execution::explore(t, &g2.with_phases(&phases), out, Some(&hang));
     Ok(())
-}
-
-/// Odometer over `sizes`; false once every combination was visited.
-pub(crate) fn advance(pick: &mut [usize], sizes: &[usize]) -> bool {
-    for k in (0..pick.len()).rev() {
-        pick[k] += 1;
-        if pick[k] < sizes[k] {
-            return true;
-        }
-        pick[k] = 0;
-    }
-    false
 }

@@ -239,6 +239,110 @@ pub fn paths(
     thread: &Thread,
     init_regs: &BTreeMap<(usize, String), i64>,
 ) -> Result<Vec<Path>, String> {
+    paths_with(thread, init_regs, BarrierValues::Refuse, &mut false)
+}
+
+/// A barrier operand's possible value, with the expression that must equal it (`None`: a
+/// constant).
+type Choice = (i64, Option<Expr>);
+
+/// How [`paths_with`] treats a barrier id or thread count that depends on loaded values.
+#[derive(Clone, Copy)]
+pub(crate) enum BarrierValues<'a> {
+    /// An error naming the line ([`paths`]).
+    Refuse,
+    /// Barrier 0 / count 0, and a note that some operand depends on a loaded value (the paths
+    /// are then only used to learn which values the writes can produce).
+    Placeholder,
+    /// One path per value the operand can take, the read values ranging over this set.
+    Domain(&'a BTreeSet<i64>),
+}
+
+/// The values `e` takes when each read it depends on returns a value of `domain`.
+fn possible_values(e: &Expr, domain: &BTreeSet<i64>) -> BTreeSet<i64> {
+    let mut vars = BTreeSet::new();
+    e.vars(&mut vars);
+    let vars: Vec<usize> = vars.into_iter().collect();
+    let dom: Vec<i64> = domain.iter().copied().collect();
+    let mut out = BTreeSet::new();
+    let mut pick = vec![0usize; vars.len()];
+    loop {
+        let v = e.eval(&mut |i| vars.iter().position(|&x| x == i).map(|k| dom[pick[k]]));
+        out.extend(v);
+        let mut k = pick.len();
+        loop {
+            if k == 0 {
+                return out;
+            }
+            k -= 1;
+            pick[k] += 1;
+            if pick[k] < dom.len() {
+                break;
+            }
+            pick[k] = 0;
+        }
+    }
+}
+
+/// Every value a read of the test can return, when it is finite and small: the initial values
+/// and whatever the writes of `all_paths` (every path of every thread) compute from such values
+/// (a fixed point). `None` when it grows past [`MAX_DOMAIN`] values.
+pub(crate) fn read_values(t: &Litmus, all_paths: &[Vec<Path>]) -> Option<BTreeSet<i64>> {
+    let mut domain: BTreeSet<i64> = std::iter::once(0)
+        .chain(t.init_mem.values().copied())
+        .chain(t.init_regs.values().copied())
+        .collect();
+    let mut exprs: Vec<&Expr> = Vec::new();
+    for paths in all_paths {
+        for p in paths {
+            for e in &p.events {
+                match (&e.kind, &e.value) {
+                    (Kind::Mem { writes: true, .. }, Some(v)) => exprs.push(v),
+                    // A `bar.red` result: how many of the threads' predicates hold, or 0 / 1.
+                    (
+                        Kind::Barrier {
+                            wait: BarWait::Red(_),
+                            ..
+                        },
+                        _,
+                    ) => domain.extend(0..=t.threads.len() as i64),
+                    _ => {}
+                }
+            }
+        }
+    }
+    loop {
+        let mut next = domain.clone();
+        for e in &exprs {
+            let mut vars = BTreeSet::new();
+            e.vars(&mut vars);
+            if (domain.len() as f64).powi(vars.len() as i32) > 100_000.0 {
+                return None;
+            }
+            next.extend(possible_values(e, &domain));
+            if next.len() > MAX_DOMAIN {
+                return None;
+            }
+        }
+        if next == domain {
+            return Some(domain);
+        }
+        domain = next;
+    }
+}
+
+/// The most distinct values the reads of a test may return for a barrier operand to be decided
+/// per value.
+pub(crate) const MAX_DOMAIN: usize = 64;
+
+/// [`paths`], with a barrier operand that depends on loaded values treated as `values` says
+/// (`needs_values` is set when one does, in [`BarrierValues::Placeholder`] mode).
+pub(crate) fn paths_with(
+    thread: &Thread,
+    init_regs: &BTreeMap<(usize, String), i64>,
+    values: BarrierValues,
+    needs_values: &mut bool,
+) -> Result<Vec<Path>, String> {
     let labels = thread.labels();
     let mut regs = BTreeMap::new();
     for ((t, r), v) in init_regs {
@@ -442,36 +546,91 @@ pub fn paths(
                     ev(&mut st, Kind::Fence(*kind), *scope, None, BTreeSet::new());
                 }
                 Instr::Bar { op, id, count } => {
-                    let constant = |o: &Operand, what: &str| match val(&st, o) {
-                        Expr::Const(v) => Ok(v),
-                        _ => Err(format!(
-                            "line {}: the barrier's {what} depends on a loaded value (not modelled)",
-                            line.line
-                        )),
-                    };
-                    let id = constant(id, "id")?;
-                    let count = count
-                        .as_ref()
-                        .map(|c| constant(c, "thread count"))
-                        .transpose()?;
-                    let (wait, value, dst) = match op {
-                        BarOp::Sync => (BarWait::Sync, None, None),
-                        BarOp::Arrive => (BarWait::Arrive, None, None),
-                        BarOp::Red {
-                            op,
-                            dst,
-                            pred,
-                            negate,
-                        } => {
-                            let p = constant(pred, "predicate")?;
-                            let p = i64::from((p != 0) != *negate);
-                            (BarWait::Red(*op), Some(Expr::Const(p)), Some(dst))
+                    // An operand from a loaded value forks the path: one branch per value it
+                    // may take, under the constraint that it does (the reads-from choice of an
+                    // execution decides which branch is taken).
+                    let mut choices = |o: &Operand, what: &str| -> Result<Vec<Choice>, String> {
+                        let e = val(&st, o);
+                        if let Expr::Const(v) = e {
+                            return Ok(vec![(v, None)]);
+                        }
+                        match values {
+                            BarrierValues::Refuse => Err(format!(
+                                "line {}: the barrier's {what} depends on a loaded value (not modelled)",
+                                line.line
+                            )),
+                            BarrierValues::Placeholder => {
+                                *needs_values = true;
+                                Ok(vec![(0, None)])
+                            }
+                            BarrierValues::Domain(d) => Ok(possible_values(&e, d)
+                                .into_iter()
+                                .map(|v| (v, Some(e.clone())))
+                                .collect()),
                         }
                     };
-                    let kind = Kind::Barrier { id, count, wait };
-                    let e = ev(&mut st, kind, Scope::Cta, value, BTreeSet::new());
-                    if let Some(d) = dst {
-                        st.path.regs.insert(d.clone(), Expr::Var(e));
+                    let ids = choices(id, "id")?;
+                    let counts = match count {
+                        Some(c) => choices(c, "thread count")?
+                            .into_iter()
+                            .map(|(v, e)| (Some(v), e))
+                            .collect(),
+                        None => vec![(None, None)],
+                    };
+                    // `bar.red`'s predicate: true or false, each under its constraint.
+                    let preds: Vec<(Option<i64>, Option<(Cmp, Expr)>)> = match op {
+                        BarOp::Red { pred, negate, .. } => match val(&st, pred) {
+                            Expr::Const(p) => vec![(Some(i64::from((p != 0) != *negate)), None)],
+                            e => [(Cmp::Ne, true), (Cmp::Eq, false)]
+                                .into_iter()
+                                .map(|(c, holds)| {
+                                    (Some(i64::from(holds != *negate)), Some((c, e.clone())))
+                                })
+                                .collect(),
+                        },
+                        _ => vec![(None, None)],
+                    };
+                    let mut variants = Vec::new();
+                    for (i, ie) in &ids {
+                        for (c, ce) in &counts {
+                            for (p, pe) in &preds {
+                                variants.push((*i, ie.clone(), *c, ce.clone(), *p, pe.clone()));
+                            }
+                        }
+                    }
+                    let (wait, dst) = match op {
+                        BarOp::Sync => (BarWait::Sync, None),
+                        BarOp::Arrive => (BarWait::Arrive, None),
+                        BarOp::Red { op, dst, .. } => (BarWait::Red(*op), Some(dst)),
+                    };
+                    let last = variants.len() - 1;
+                    for (k, (id, ie, count, ce, p, pe)) in variants.into_iter().enumerate() {
+                        let mut s2 = st.clone();
+                        if let Some(e) = ie {
+                            s2.path.constrain(Cmp::Eq, e, Expr::Const(id));
+                        }
+                        if let (Some(e), Some(c)) = (ce, count) {
+                            s2.path.constrain(Cmp::Eq, e, Expr::Const(c));
+                        }
+                        if let Some((c, e)) = pe {
+                            s2.path.constrain(c, e, Expr::Const(0));
+                        }
+                        let kind = Kind::Barrier { id, count, wait };
+                        let e = ev(
+                            &mut s2,
+                            kind,
+                            Scope::Cta,
+                            p.map(Expr::Const),
+                            BTreeSet::new(),
+                        );
+                        if let Some(d) = dst {
+                            s2.path.regs.insert(d.clone(), Expr::Var(e));
+                        }
+                        if k == last {
+                            st = s2;
+                        } else {
+                            work.push(s2);
+                        }
                     }
                 }
                 Instr::Alu { op, dst, a, b } => {

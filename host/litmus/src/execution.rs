@@ -9,9 +9,9 @@
 //! transitive), each counted once.
 
 use super::axioms::{self, Axiom};
-use super::enumerate::{Outcome, advance};
 use super::events::Expr;
 use super::graph::Graph;
+use super::outcome::{Outcome, advance};
 use super::program::*;
 use super::races::{self, Site};
 use super::relation::{Rel, bits};

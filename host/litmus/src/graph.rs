@@ -393,7 +393,65 @@ impl Graph {
                 || (self.cta[a].is_some() && self.cta[a] == self.cta[b]))
     }
 
-    /// The proxy fences one of which (per entry) must lie on a base causality path from `a` to
+    /// Whether `a` preceding `b` in base causality order `base` (both memory operations on one
+    /// location) puts them in proxy-preserved base causality order, as NVIDIA's formal model of
+    /// mixed proxies (the Alloy model of NVlabs' `mixedproxy`, extending Lustig et al.'s PTX
+    /// model) defines it: directly for one address through the generic proxy, or through one
+    /// other proxy within one CTA; else along a base causality path that starts at `a` when `a`
+    /// is generic, or at a proxy fence of `a`'s proxy executed in `a`'s CTA after `a`, and ends
+    /// at `b` when `b` is generic, or at a proxy fence of `b`'s proxy executed in `b`'s CTA
+    /// before `b` (a proxy fence only acts on the operations of its proxy in its own CTA), with
+    /// a `fence.proxy.alias` between the two when `a` and `b` use different virtual addresses.
+    /// The initial writes precede everything.
+    pub fn proxy_preserved(&self, base: &Rel, a: usize, b: usize) -> bool {
+        let (ea, eb) = (&self.evs[a], &self.evs[b]);
+        if ea.init.is_some() || eb.init.is_some() {
+            return true;
+        }
+        let same_address = self.same_vaddr[a] >> b & 1 == 1;
+        let (pa, pb) = (ea.proxy(), eb.proxy());
+        let same_cta = |x: usize, y: usize| self.cta[x].is_some() && self.cta[x] == self.cta[y];
+        if same_address && pa == pb && (pa == Proxy::Generic || same_cta(a, b)) {
+            return true;
+        }
+        let fences_for = |e: usize, p: Proxy| {
+            self.proxy_fences
+                .iter()
+                .filter(move |&&(f, k)| k == FenceKind::Proxy(p) && same_cta(f, e))
+                .map(|&(f, _)| f)
+        };
+        let starts: Vec<usize> = if pa == Proxy::Generic {
+            vec![a]
+        } else {
+            fences_for(a, pa).filter(|&f| base.has(a, f)).collect()
+        };
+        let ends: Vec<usize> = if pb == Proxy::Generic {
+            vec![b]
+        } else {
+            fences_for(b, pb).filter(|&f| base.has(f, b)).collect()
+        };
+        let alias_fences: Vec<usize> = self
+            .proxy_fences
+            .iter()
+            .filter(|&&(_, k)| k == FenceKind::ProxyAlias)
+            .map(|&(f, _)| f)
+            .collect();
+        starts.iter().any(|&s| {
+            ends.iter().any(|&e| {
+                if same_address {
+                    (s == a && e == b) || base.has(s, e)
+                } else {
+                    alias_fences
+                        .iter()
+                        .any(|&x| base.has(s, x) && base.has(x, e))
+                }
+            })
+        })
+    }
+
+    /// The kinds of proxy fence the two accesses involve (the checker decides with
+    /// [`Graph::proxy_preserved`], which also says where each fence must be executed). Which
+    /// proxy fences one of which (per entry) must lie on a base causality path from `a` to
     /// `b` for rule 3 of 8.9.5: `fence.proxy.alias` between generic accesses through different
     /// aliases, and `fence.proxy.KIND` for each other proxy KIND of the two (a texture read
     /// after a generic write needs `fence.proxy.texture`).

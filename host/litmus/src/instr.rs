@@ -3,8 +3,8 @@
 //! included), `bar.cta.sync`, register arithmetic, labels and branches. Real PTX texture and
 //! surface instructions and the async proxy are refused by name.
 
-use super::parse::{Ctx, ParseError, is_ident, norm_reg, parse_int};
 use super::program::*;
+use super::text::{Ctx, ParseError, is_ident, norm_reg, parse_int};
 
 /// Mnemonics of what the model does not cover (real PTX texture and surface instructions,
 /// asynchronous copies, …): refused by name.

@@ -11,12 +11,14 @@
 //! surface (`suld`, `sust`, `suatom`, `sured`) and constant (`cold`) accesses with
 //! `fence.proxy.{texture,surface,constant}`. Accesses through different aliases do not overlap
 //! (8.2); operations of different proxies are never morally strong (8.7); and proxy-preserved
-//! base causality order (8.9.5) holds between two accesses of one location only for the
-//! generic proxy at one address, for one other proxy at one address within one CTA, or else
-//! with a proxy fence of each kind involved on a base causality path between them (rule 3,
-//! which the text states for aliases, read for the other proxies as its 8.6 says: "A proxy
-//! fence is required to synchronize memory operations across different proxies";
-//! `fence.proxy.generic` orders nothing more).
+//! base causality order (8.9.5) is NVIDIA's formal model's (`alloy/ptx.als` of NVlabs'
+//! `mixedproxy`): the generic proxy at one address, or one other proxy at one address within
+//! one CTA, or else a base causality path from the source (or a fence of its proxy in its CTA
+//! after it) to the destination (or a fence of its proxy in its CTA before it), through a
+//! `fence.proxy.alias` when the virtual addresses differ. `LOC@PROXY aliases LOC` with a
+//! non-generic proxy is the same address through that proxy; aliases chain to the root
+//! location. An `atom` is a read and a write in causality: what observes its write does not
+//! follow its read (`rmw` in the model's observation).
 //!
 //! The command `ptx-litmus FILE_OR_DIR... [--races] [--json]` ([`cli`]; also `cargo host litmus`
 //! in a scoped-atomics checkout) decides files and directories of tests. (The scoped-atomics
@@ -63,9 +65,20 @@
 //! dependencies (as in the formal model of Lustig et al., ASPLOS 2019), an `atom` being a read
 //! and a write joined only when the written value depends on the value read; Dat3M's `.sc`
 //! accesses are the Atomics ABI's seq_cst sequences (`fence.sc` then the access), a relaxed or
-//! weak fence orders nothing, and the scope of a weak access is ignored; `bar.red`'s predicate
-//! and barrier ids and counts must not depend on loaded values.
+//! weak fence orders nothing, and the scope of a weak access is ignored. A barrier id, thread
+//! count or `bar.red` predicate computed from loaded values is decided per execution: the
+//! thread's path forks over the values the reads can return (the initial values and what the
+//! writes compute from them, when that set is small), each branch under the constraint that the
+//! operand has that value.
+//!
+//! Dialects ([`program::Dialect`], `--dialect`): `ptx` (the default) reads `bar{.cta}.sync a{, b}`
+//! as PTX does; `dat3m` reads Dat3M's `bar.cta.{sync|arrive} INSTANCE{, ID{, QUORUM}}`, whose
+//! first operand only names the instruction ([`parse::parse_dialect`]).
 
+// Layers, each importing only from those below it: `program` (the parsed test); the text layer
+// `text` (errors, lexical forms) under the statement parsers `cond`, `instr`, `barrier`,
+// `scope_tree`, under `parse`; `events`, `graph`, `axioms`, `races`; `outcome` under the
+// execution search `execution`, under the enumeration `enumerate`; `cli` on top.
 pub mod axioms;
 mod barrier;
 pub mod cli;
@@ -75,8 +88,10 @@ pub mod events;
 mod execution;
 pub mod graph;
 mod instr;
+mod outcome;
 pub mod parse;
 pub mod program;
 pub mod races;
 pub mod relation;
 mod scope_tree;
+mod text;

@@ -1,4 +1,4 @@
-//! `ptx-litmus FILE_OR_DIR... [--races] [--json]`: decides PTX litmus tests by the axioms of the
+//! `ptx-litmus FILE_OR_DIR... [--races] [--json] [--dialect ptx|dat3m]`: decides PTX litmus tests by the axioms of the
 //! PTX memory model (see [`ptx_litmus::cli`]; `--help` lists the arguments).
 
 fn main() -> std::process::ExitCode {

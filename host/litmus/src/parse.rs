@@ -14,50 +14,9 @@
 
 use super::cond;
 use super::program::*;
+pub use super::text::ParseError;
+use super::text::{Ctx, is_ident, norm_reg, parse_int, thread_number};
 use std::collections::BTreeMap;
-use std::fmt;
-
-/// A litmus file that cannot be decided: a syntax error or an unsupported construct.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ParseError {
-    /// The file, as given.
-    pub file: String,
-    /// 1-based line.
-    pub line: usize,
-    /// The token at fault.
-    pub token: String,
-    /// What is wrong.
-    pub msg: String,
-}
-
-impl fmt::Display for ParseError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{}:{}: {} (at `{}`)",
-            self.file, self.line, self.msg, self.token
-        )
-    }
-}
-
-impl std::error::Error for ParseError {}
-
-/// Builds errors for one file.
-#[derive(Clone, Copy)]
-pub(crate) struct Ctx<'a> {
-    pub file: &'a str,
-}
-
-impl Ctx<'_> {
-    pub(crate) fn err(&self, line: usize, token: &str, msg: impl Into<String>) -> ParseError {
-        ParseError {
-            file: self.file.to_string(),
-            line,
-            token: token.to_string(),
-            msg: msg.into(),
-        }
-    }
-}
 
 /// Parses the text of a litmus file; `file` is used in error messages.
 ///
@@ -73,7 +32,23 @@ impl Ctx<'_> {
 /// assert_eq!((e.line, e.token.as_str()), (4, "bogus"));
 /// ```
 pub fn parse(file: &str, text: &str) -> Result<Litmus, ParseError> {
-    let cx = Ctx { file };
+    parse_dialect(file, text, Dialect::Ptx)
+}
+
+/// [`parse`] in a chosen [`Dialect`] (Dat3M's barrier forms with [`Dialect::Dat3m`]).
+///
+/// ```
+/// use ptx_litmus::{enumerate::decide, parse::parse_dialect, program::Dialect};
+/// // Two instructions labelled 1 and 2 of one CTA-wide barrier: they meet.
+/// let t = "PTX B\n{ x=0; }\n P0@cta 0,gpu 0 | P1@cta 0,gpu 0 ;\n \
+///     bar.cta.sync 1 | bar.cta.sync 2 ;\nexists (x == 0)\n";
+/// let o = decide(&parse_dialect("b", t, Dialect::Dat3m).unwrap()).unwrap();
+/// assert_eq!(o.verdict(), "Ok");
+/// let o = decide(&parse_dialect("b", t, Dialect::Ptx).unwrap()).unwrap();
+/// assert_eq!(o.verdict(), "Deadlock"); // PTX: barriers 1 and 2, each waiting for both threads
+/// ```
+pub fn parse_dialect(file: &str, text: &str, dialect: Dialect) -> Result<Litmus, ParseError> {
+    let cx = Ctx { file, dialect };
     let text = strip_comments(text);
     let lines: Vec<(usize, &str)> = text.lines().enumerate().map(|(i, l)| (i + 1, l)).collect();
     let mut i = 0;
@@ -134,16 +109,23 @@ pub fn parse(file: &str, text: &str) -> Result<Litmus, ParseError> {
     }
     let mut init = parse_init(&cx, &init)?;
     let reg_ptrs = init.resolve();
-    let (init_mem, init_regs, aliases) = (init.mem, init.regs, init.aliases);
-    for (virt, phys) in &aliases {
-        if aliases.contains_key(phys) || init_mem.contains_key(virt) {
+    let mut aliases = BTreeMap::new();
+    let mut vaddrs = BTreeMap::new();
+    for (virt, phys) in init.aliases.iter().chain(&init.proxy_aliases) {
+        if init.mem.contains_key(virt) {
             return Err(cx.err(
                 cl,
                 virt,
                 format!("`{virt}` is both a location and an alias (of `{phys}`)"),
             ));
         }
+        let root = init
+            .root(virt)
+            .map_err(|a| cx.err(cl, &a, format!("the aliases of `{a}` lead back to `{a}`")))?;
+        aliases.insert(virt.clone(), root);
+        vaddrs.insert(virt.clone(), init.vaddr(virt));
     }
+    let (init_mem, init_regs) = (init.mem, init.regs);
     skip_blank(&mut i);
     // Thread header and instruction rows.
     let Some(&(tl, theader)) = lines.get(i) else {
@@ -259,10 +241,48 @@ pub fn parse(file: &str, text: &str) -> Result<Litmus, ParseError> {
         }
         None => (lines.len().max(1), Quantifier::Exists, Prop::True),
     };
+    // An access through a proxy alias is to the address it aliases (by its own proxy).
+    for th in &mut threads {
+        for l in &mut th.code {
+            if let Instr::Ld { loc, .. } | Instr::St { loc, .. } | Instr::Atom { loc, .. } =
+                &mut l.instr
+                && let Some(v) = vaddrs.get(loc.as_str())
+            {
+                *loc = v.clone();
+            }
+        }
+    }
     check_labels(&cx, &threads)?;
-    cond::check_terms(&cx, ql, &prop, &threads)?;
+    let regs: Vec<std::collections::BTreeSet<String>> = threads
+        .iter()
+        .map(|th| {
+            let mut set: std::collections::BTreeSet<String> = init_regs
+                .keys()
+                .filter(|(t, _)| *t == th.id)
+                .map(|(_, r)| r.clone())
+                .collect();
+            set.extend(th.code.iter().filter_map(|l| written_register(&l.instr)));
+            set
+        })
+        .collect();
+    let mut locs: std::collections::BTreeSet<String> = init_mem.keys().cloned().collect();
+    locs.extend(aliases.keys().cloned());
+    for th in &threads {
+        for l in &th.code {
+            if let Instr::Ld { loc, .. } | Instr::St { loc, .. } | Instr::Atom { loc, .. } =
+                &l.instr
+            {
+                locs.insert(loc.clone());
+            }
+        }
+    }
+    let known = cond::Known {
+        regs: &regs,
+        locs: &locs,
+    };
+    cond::check_terms(&cx, ql, &prop, &known)?;
     if let Some(f) = &filter {
-        cond::check_terms(&cx, ql, f, &threads)?;
+        cond::check_terms(&cx, ql, f, &known)?;
     }
     Ok(Litmus {
         name,
@@ -274,6 +294,19 @@ pub fn parse(file: &str, text: &str) -> Result<Litmus, ParseError> {
         filter,
         aliases,
     })
+}
+
+/// The register an instruction writes, if any.
+fn written_register(i: &Instr) -> Option<String> {
+    match i {
+        Instr::Ld { dst, .. } | Instr::Alu { dst, .. } => Some(dst.clone()),
+        Instr::Atom { dst, .. } => dst.clone(),
+        Instr::Bar {
+            op: BarOp::Red { dst, .. },
+            ..
+        } => Some(dst.clone()),
+        _ => None,
+    }
 }
 
 /// herd's GPU_PTX memory map line: `x: global, y: shared` (state spaces are not modelled).
@@ -356,9 +389,41 @@ struct Init {
     regs: BTreeMap<(usize, String), i64>,
     reg_ptrs: BTreeMap<(usize, String), String>,
     aliases: BTreeMap<String, String>,
+    /// Names of one location's address through another proxy (`y@surface aliases x`).
+    proxy_aliases: BTreeMap<String, String>,
 }
 
 impl Init {
+    /// The location an alias names, through chains of aliases (an alias of an alias is an alias
+    /// of the root location); `Err` names an alias that leads back to itself.
+    fn root(&self, name: &str) -> Result<String, String> {
+        let mut at = name.to_string();
+        for _ in 0..=self.aliases.len() + self.proxy_aliases.len() {
+            match self
+                .aliases
+                .get(&at)
+                .or_else(|| self.proxy_aliases.get(&at))
+            {
+                Some(next) => at = next.clone(),
+                None => return Ok(at),
+            }
+        }
+        Err(name.to_string())
+    }
+
+    /// The virtual address of a name: a proxy alias has the address of what it aliases (through
+    /// chains of proxy aliases); every other name is its own address.
+    fn vaddr(&self, name: &str) -> String {
+        let mut at = name.to_string();
+        for _ in 0..=self.proxy_aliases.len() {
+            match self.proxy_aliases.get(&at) {
+                Some(next) => at = next.clone(),
+                None => break,
+            }
+        }
+        at
+    }
+
     /// Gives every location named in the state an address (`0x1000 × (k + 1)` by name order),
     /// stores the addresses in the pointer registers, and returns the register → location map
     /// per thread.
@@ -372,8 +437,14 @@ impl Init {
             self.regs.insert(k.clone(), addr(target));
             self.mem.entry(target.clone()).or_insert(0);
         }
-        for target in self.aliases.values() {
-            self.mem.entry(target.clone()).or_insert(0);
+        let roots: Vec<String> = self
+            .aliases
+            .keys()
+            .chain(self.proxy_aliases.keys())
+            .filter_map(|a| self.root(a).ok())
+            .collect();
+        for r in roots {
+            self.mem.entry(r).or_insert(0);
         }
         self.reg_ptrs.clone()
     }
@@ -381,8 +452,8 @@ impl Init {
 
 /// `x=0; P0:r0=0; 1:r1=2; int y = 1; uint32_t z; w:global; P0:r2=&x; P1:r3=y; a=&x;` — types
 /// and state spaces are accepted and ignored: every location is a naturally aligned scalar of
-/// its own, or a virtual alias of one (`a=&x`, `a=x`, `a@generic aliases x`: Dat3M's reading).
-/// Aliases through other proxies (`a@texture aliases x`) are refused by name.
+/// its own, a virtual alias of one (`a=&x`, `a=x`, `a@generic aliases x`: Dat3M's reading), or
+/// its address through another proxy (`a@texture aliases x`); aliases may chain.
 fn parse_init(cx: &Ctx, init: &[(usize, String)]) -> Result<Init, ParseError> {
     let mut st = Init::default();
     for (ln, chunk) in init {
@@ -401,7 +472,15 @@ fn parse_init(cx: &Ctx, init: &[(usize, String)]) -> Result<Init, ParseError> {
                             && is_ident(virt.trim())
                             && is_ident(phys) =>
                     {
-                        st.aliases.insert(virt.trim().to_string(), phys.to_string());
+                        // `@generic`: another virtual address of the location; `@texture`,
+                        // `@surface`, `@constant`: the same address, accessed through that
+                        // proxy (Dat3M's reading).
+                        let map = if Proxy::from_name(proxy) == Some(Proxy::Generic) {
+                            &mut st.aliases
+                        } else {
+                            &mut st.proxy_aliases
+                        };
+                        map.insert(virt.trim().to_string(), phys.to_string());
                         continue;
                     }
                     _ => {
@@ -476,37 +555,6 @@ fn parse_init(cx: &Ctx, init: &[(usize, String)]) -> Result<Init, ParseError> {
         }
     }
     Ok(st)
-}
-
-/// `P3` or `3` → 3.
-pub(crate) fn thread_number(s: &str) -> Option<usize> {
-    let s = s.trim();
-    s.strip_prefix('P').unwrap_or(s).parse().ok()
-}
-
-/// Registers are compared without their PTX `%` sigil.
-pub(crate) fn norm_reg(r: &str) -> String {
-    r.trim().trim_start_matches('%').to_string()
-}
-
-pub(crate) fn is_ident(s: &str) -> bool {
-    let mut c = s.chars();
-    matches!(c.next(), Some(ch) if ch.is_ascii_alphabetic() || ch == '_' || ch == '%')
-        && c.all(|ch| ch.is_ascii_alphanumeric() || ch == '_' || ch == '.' || ch == '$')
-}
-
-pub(crate) fn parse_int(s: &str) -> Option<i64> {
-    let s = s.trim();
-    let (neg, body) = match s.strip_prefix('-') {
-        Some(b) => (true, b),
-        None => (false, s),
-    };
-    let v = if let Some(h) = body.strip_prefix("0x").or_else(|| body.strip_prefix("0X")) {
-        i64::from_str_radix(h, 16).ok()?
-    } else {
-        body.parse::<i64>().ok()?
-    };
-    Some(if neg { -v } else { v })
 }
 
 /// ` P0@cta 0,gpu 0 | P1@cta 1,cluster 0,gpu 0 | P2@host ;`

@@ -4,8 +4,8 @@
 //! is a CTA of its own (herd's grammar wraps a bare list one level up); kernels and warps group
 //! nothing the memory model scopes (PTX scopes are CTA, cluster, GPU, system).
 
-use super::parse::{Ctx, ParseError, thread_number};
 use super::program::Placement;
+use super::text::{Ctx, ParseError, thread_number};
 
 /// Parses the scope tree of `text` (from `scopeTree`, possibly over several lines, the line
 /// numbers of which are `lines`) and returns each thread's placement.

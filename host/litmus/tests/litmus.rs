@@ -225,3 +225,59 @@ fn cta_barriers_synchronise_threads_of_one_cta_only() {
     assert_eq!(o.consistent, 0);
     assert_eq!(o.deadlocks.len(), 2);
 }
+
+#[test]
+fn a_condition_on_a_register_or_location_nothing_writes_is_an_error_naming_it() {
+    // Issue 31: `P1:r7` for `P1:r1` read as 0 and flipped the verdict to Ok silently.
+    let mp = "PTX MP\n{ x=0; y=0; }\n P0@cta 0,gpu 0 | P1@cta 1,gpu 0 ;\n \
+              st.weak x, 1 | ld.acquire.gpu r0, y ;\n st.release.gpu y, 1 | ld.weak r1, x ;\n\
+              exists (P1:r0 == 1 /\\ P1:r7 == 0)\n";
+    let e = parse("mp.litmus", mp).unwrap_err();
+    assert_eq!((e.line, e.token.as_str()), (6, "P1:r7"), "{e}");
+    assert!(e.msg.contains("register `r7`"), "{e}");
+    // A register another thread writes is still a typo for this one.
+    let e = parse("mp.litmus", &mp.replace("P1:r7", "P0:r1")).unwrap_err();
+    assert_eq!(e.token, "P0:r1", "{e}");
+    // A location nobody declares or touches.
+    let e = parse("mp.litmus", &mp.replace("P1:r7 == 0", "z == 0")).unwrap_err();
+    assert_eq!(e.token, "z", "{e}");
+    // The intended register decides; a register only the initial state sets is fine.
+    assert!(
+        !decide(&parse("mp.litmus", &mp.replace("P1:r7", "P1:r1")).unwrap())
+            .unwrap()
+            .ok
+    );
+    let init = mp
+        .replace("{ x=0; y=0; }", "{ x=0; y=0; P1:r7=0; }")
+        .replace("P1:r7 == 0", "P1:r7 == 0");
+    assert!(parse("mp.litmus", &init).is_ok());
+    // The command: exit 2 with the name.
+    let dir = std::env::temp_dir().join(format!("litmus-typo-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let f = dir.join("typo.litmus");
+    std::fs::write(&f, mp).unwrap();
+    let (code, _, err) = cli(&[f.to_str().unwrap()]);
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(code, 2);
+    assert!(err.contains("P1:r7") && err.contains("typo"), "{err}");
+}
+
+#[test]
+fn races_say_which_executions_they_come_from() {
+    // Issue 31: a `No` test still lists races: they come from every consistent execution, and
+    // the help and the output say so.
+    let f = format!("{}/libcudacxx-mp-race.litmus", lit("reference"));
+    let (code, out, _) = cli(&[&f, "--races"]);
+    assert_eq!(code, 0);
+    assert!(
+        out.contains("over all")
+            && out.contains("consistent executions, satisfying the condition or not"),
+        "{out}"
+    );
+    let (_, help, _) = cli(&["--help"]);
+    assert!(help.contains("whether or not"), "{help}");
+    assert!(
+        !help.contains("each consistent execution that satisfies the condition"),
+        "{help}"
+    );
+}

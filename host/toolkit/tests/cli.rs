@@ -338,3 +338,19 @@ fn a_closed_pipe_ends_the_command_quietly() {
     );
     assert!(!err.contains("panicked"), "{err}");
 }
+
+#[test]
+fn litmus_takes_the_checkers_dialect_option() {
+    // ptx-litmus's `--dialect dat3m` reaches the embedded subcommand: Dat3M's
+    // `bar.cta.sync INSTANCE` labels are one CTA-wide barrier (read as PTX they deadlock).
+    let f = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../litmus/dat3m/bar-instances-one-barrier.litmus");
+    let f = f.to_str().unwrap();
+    let o = run(&["litmus", "--dialect", "dat3m", f]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(out.starts_with("MP+bar-instances No "), "{out}");
+    let o = run(&["litmus", f]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.starts_with("MP+bar-instances Deadlock "), "{out}");
+}

@@ -3,7 +3,8 @@
 
 #![allow(dead_code)] // each test file uses its own part
 
-use ptx_litmus::cli::check_file;
+use ptx_litmus::cli::check_file_in;
+use ptx_litmus::program::Dialect;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -39,11 +40,16 @@ pub fn expected(p: &Path) -> String {
 /// Decides every file of folder `dir` (at least `min` of them) and compares each verdict with
 /// the one the file expects.
 pub fn check_dir(dir: &str, min: usize) {
+    check_dir_in(dir, min, Dialect::Ptx)
+}
+
+/// [`check_dir`] with the files read in `dialect`.
+pub fn check_dir_in(dir: &str, min: usize, dialect: Dialect) {
     let files = corpus(dir);
     assert!(files.len() >= min, "{dir}: {} files", files.len());
     let mut wrong = Vec::new();
     for f in &files {
-        let (name, o) = check_file(f).unwrap_or_else(|e| panic!("{e}"));
+        let (name, o) = check_file_in(f, dialect).unwrap_or_else(|e| panic!("{e}"));
         assert!(o.consistent <= o.candidates, "{name}");
         if o.verdict() != expected(f) {
             wrong.push(format!(
