@@ -66,7 +66,7 @@ mod shared;
 pub use shared::SharedBarrier;
 
 use super::message::Message;
-use crate::{Atomic, CompletionScope, Scope, System};
+use crate::{Atomic, CompletionScope, PlainScope, Scope, System};
 use core::cell::UnsafeCell;
 use core::fmt;
 use core::sync::atomic::Ordering::Relaxed;
@@ -253,16 +253,50 @@ impl<S: Scope> Barrier<S> {
         /// ```
         #[track_caller]
         #[must_use]
-        pub const fn new(expected: u32) -> Self {
-            Self::build(expected, NoCompletion)
+        pub const fn new(expected: u32) -> Self
+        where
+            S: PlainScope,
+        {
+            // SAFETY: a plain scope promises no state space.
+            unsafe { Self::build(expected, NoCompletion) }
+        }
+    }
+
+    crate::atomic::const_unless_loom! {
+        /// A barrier whose phases each wait for `expected` arrivals, of any scope — also one on
+        /// a state space ([`Global<S>`](crate::Global), [`Shared<S>`](crate::Shared)), whose
+        /// operations name `.global` or `.shared`: for a device `static` (global memory). For a
+        /// plain scope it is [`new`](Self::new).
+        ///
+        /// # Safety
+        /// As for [`Atomic::new_in_space`](crate::Atomic::new_in_space): if `S` has a state
+        /// space, every operation on the barrier is made while it lies in memory of that space.
+        ///
+        /// # Panics
+        /// As [`new`](Self::new).
+        ///
+        /// ```
+        /// use scoped_atomics::{Barrier, Device, Global};
+        /// // SAFETY: a `static` lives in global memory on the device and is never moved.
+        /// static GRID_BARRIER: Barrier<Global<Device>> = unsafe { Barrier::new_in_space(1) };
+        /// GRID_BARRIER.arrive_and_wait();
+        /// ```
+        #[track_caller]
+        #[must_use]
+        pub const unsafe fn new_in_space(expected: u32) -> Self {
+            // SAFETY: the caller's contract.
+            unsafe { Self::build(expected, NoCompletion) }
         }
     }
 }
 
 impl<S: Scope, F> Barrier<S, F> {
     crate::atomic::const_unless_loom! {
+        /// # Safety
+        /// As for [`Atomic::new_in_space`]: if `S` has a state space, the barrier is only
+        /// operated on in memory of that space.
         #[track_caller]
-        const fn build(expected: u32, completion: F) -> Self {
+        const unsafe fn build(expected: u32, completion: F) -> Self {
             if expected == 0 {
                 Message::new()
                     .text("Barrier::new: the expected count is 0; a barrier needs at least 1 arrival per phase")
@@ -277,8 +311,10 @@ impl<S: Scope, F> Barrier<S, F> {
                     .panic()
             }
             Self {
-                state: Atomic::<u64, S>::new(word(expected, expected)),
-                phase: Atomic::<u32, S>::new(0),
+                // SAFETY: the caller's contract (the space).
+                state: unsafe { Atomic::<u64, S>::new_in_space(word(expected, expected)) },
+                // SAFETY: as above.
+                phase: unsafe { Atomic::<u32, S>::new_in_space(0) },
                 completion: UnsafeCell::new(completion),
             }
         }
@@ -339,10 +375,11 @@ impl<S: Scope, F> Barrier<S, F> {
         #[must_use]
         pub const fn with_completion(expected: u32, completion: F) -> Self
         where
-            S: CompletionScope,
+            S: CompletionScope + PlainScope,
             F: FnMut(),
         {
-            Self::build(expected, completion)
+            // SAFETY: a plain scope promises no state space.
+            unsafe { Self::build(expected, completion) }
         }
     }
 }
