@@ -327,7 +327,9 @@ impl<'a, T: AtomicPrimitive, S: Scope> AtomicReadRef<'a, T, S> {
     /// for `'a`; every access to the location that may race with the view is atomic and of the
     /// same size. The view sees the location as an atomic, a type with interior mutability, so
     /// `ptr` must carry write permission (come from a `*mut T`, `&raw mut`, or an `UnsafeCell`)
-    /// even though the view only reads; for a shared borrow, use [`new`](Self::new).
+    /// even though the view only reads; for a shared borrow, use [`new`](Self::new). If `S` has a
+    /// state space ([`Global<S>`](crate::Global), [`Shared<S>`](crate::Shared)), `ptr` is a
+    /// generic address of memory in that space.
     ///
     /// ```
     /// use scoped_atomics::{AtomicReadRef, Device, Ordering};

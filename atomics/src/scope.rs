@@ -134,7 +134,7 @@ pub trait Scope:
     label = "`{Self}` is not a `CompletionScope`",
     note = "a completion is code of one processor, and the threads of the System scope run on the host and on the device; use a scope whose threads share one processor (`Thread`, `Block`, `Cluster`, `Device`), or `Barrier::new` (no completion) and run the code in one thread after `wait`"
 )]
-pub trait CompletionScope: Scope {}
+pub trait CompletionScope: PlainScope {}
 
 impl CompletionScope for Thread {}
 impl CompletionScope for Block {}

@@ -49,7 +49,7 @@ mod ptr;
 /// append-only log that publishes each entry with a release store.
 ///
 /// ```
-/// use scoped_atomics::{Atomic, AtomicPrimitive, Block, Device, Ordering::*, Scope};
+/// use scoped_atomics::{Atomic, AtomicPrimitive, Block, Device, Ordering::*, PlainScope, Scope};
 ///
 /// struct Log<T: AtomicPrimitive, S: Scope, const N: usize> {
 ///     len: Atomic<usize, S>,
@@ -57,7 +57,7 @@ mod ptr;
 ///     ready: [Atomic<bool, S>; N],
 /// }
 ///
-/// impl<T: AtomicPrimitive, S: Scope, const N: usize> Log<T, S, N> {
+/// impl<T: AtomicPrimitive, S: PlainScope, const N: usize> Log<T, S, N> {
 ///     fn new() -> Self {
 ///         let entries = core::array::from_fn(|_| Atomic::default());
 ///         Self { len: Atomic::new(0), entries, ready: core::array::from_fn(|_| Atomic::new(false)) }

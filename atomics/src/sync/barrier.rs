@@ -375,7 +375,7 @@ impl<S: Scope, F> Barrier<S, F> {
         #[must_use]
         pub const fn with_completion(expected: u32, completion: F) -> Self
         where
-            S: CompletionScope + PlainScope,
+            S: CompletionScope,
             F: FnMut(),
         {
             // SAFETY: a plain scope promises no state space.
