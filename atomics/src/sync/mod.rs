@@ -83,16 +83,21 @@
 //!   checks again, so loom explores both its success and its timeout.
 //!
 //! # Design of each primitive
-//! * [`Barrier`]: one `Atomic<u64, S>` holds the phase (32 bits), a guard bit and the arrivals
-//!   still missing in the phase (31 bits), so [`Barrier::max`] is 2³¹ − 1. An arrival is one
-//!   `fetch_sub` (`AcqRel`); the last arriver runs the completion, then stores the next phase with
-//!   its full count (`Release`); waiters watch the phase (`Acquire`). The guard bit absorbs the
-//!   borrow of an excess arrival, so it is detected without corrupting the phase. The expected
-//!   count of the next phases, which `arrive_and_drop` decrements, is a second `Atomic<u32, S>`.
+//! * [`Barrier`]: two words. The *count word*, one `Atomic<u64, S>`, holds the arrivals still
+//!   missing in the phase (31 bits) under a guard bit, and the expected count of the phases to
+//!   come (31 bits, which `arrive_and_drop` lowers in the same atomic as its arrival), so
+//!   [`Barrier::max`] is 2³¹ − 1 on the generic path. The *phase word*, an `Atomic<u32, S>` 8
+//!   bytes on, holds the phase number. An arrival is one `fetch_sub` of the count word
+//!   (`AcqRel`); the guard bit absorbs the borrow of an excess arrival, so it is detected without
+//!   touching the expected count or the phase. The last arriver runs the completion, adds the
+//!   expected count back to the missing arrivals, then stores the next phase in the phase word
+//!   (`Release`); waiters watch the phase word (`Acquire`), and a token is the phase word read
+//!   before the arrival. The module documentation of `barrier.rs` draws the words.
 //!   The completion `F` lives in an `UnsafeCell`: only the last arriver of a phase calls it, and
 //!   the phases are ordered by the barrier's own release/acquire chain, so calls never overlap.
 //!   Without a completion `F` is [`NoCompletion`], zero-sized: nothing is stored and nothing is
-//!   called, so a barrier built on one processor is valid on the other (`#[repr(C)]`, 16 bytes).
+//!   called, so a barrier built on one processor is valid on the other (`#[repr(C)]`, 16 bytes:
+//!   the count word and the phase word).
 //!   A completion is a type-level choice, open only to the scopes of one processor
 //!   ([`CompletionScope`](crate::CompletionScope): not `System`), and runs on the thread of the
 //!   phase's last arrival.
