@@ -236,6 +236,11 @@ pub struct ArrivalToken {
     /// Whether the barrier is a hardware `mbarrier` (fixed when it is initialised), so that a
     /// wait dispatches on the token instead of loading the phase word again.
     pub(super) hardware: bool,
+    /// The address of the barrier that made the token: a wait checks it, so that a token is
+    /// only ever tested by its own barrier (another barrier's `mbarrier.test_wait` of it, or a
+    /// hardware token on a barrier in global memory, would be undefined PTX). When the arrival
+    /// and the wait are inlined on the same barrier, the check folds away.
+    pub(super) barrier: usize,
 }
 
 impl<S: Scope> Barrier<S> {
@@ -399,6 +404,41 @@ pub(super) fn check_token<S: Scope>(phase: u32, now: u32) {
     }
 }
 
+/// Checks that `token` was made by the barrier at `barrier` (`name` is the waiting method, for
+/// the message): on the device a predicated `trap` (nothing where the compiler sees the token
+/// come from the same barrier), on the host a panic with both addresses.
+#[inline(always)]
+#[track_caller]
+pub(super) fn check_owner(token: &ArrivalToken, barrier: usize, name: &str) {
+    #[cfg(target_arch = "nvptx64")]
+    {
+        let _ = name;
+        let same = token.barrier == barrier;
+        if !(core::intrinsics::is_val_statically_known(same) && same) {
+            crate::sync::device_check::trap_if_ne(token.barrier as u64, barrier as u64);
+        }
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    if token.barrier != barrier {
+        foreign_token(name, token.barrier, barrier)
+    }
+}
+
+/// The misuse a wait reports: a token of the barrier at `owner` waited on at `barrier`.
+#[cfg(not(target_arch = "nvptx64"))]
+#[cold]
+#[track_caller]
+fn foreign_token(name: &str, owner: usize, barrier: usize) -> ! {
+    Message::new()
+        .text(name)
+        .text(": the token was made by the barrier at address ")
+        .num(owner as u64)
+        .text(", not by this one at address ")
+        .num(barrier as u64)
+        .text("; a token may be waited on only at the barrier it arrived at")
+        .panic()
+}
+
 /// The misuse `wait` reports: a token `phase` waited on in phase `now`.
 #[cfg(not(target_arch = "nvptx64"))]
 #[cold]
@@ -424,6 +464,12 @@ pub(super) type Hardware = core::convert::Infallible;
 /// (`[p+8]`, see `imp::word_after`): every path of the barrier has that register already, and
 /// ptxas's register-plus-offset form saves an `add` of the address in each.
 impl<S: Scope, F> Barrier<S, F> {
+    /// The barrier's address, which its tokens carry ([`check_owner`]).
+    #[inline(always)]
+    pub(super) fn address(&self) -> usize {
+        (self as *const Self).addr()
+    }
+
     /// The phase word, loaded with `order` (`Relaxed` or `Acquire`).
     #[inline(always)]
     pub(super) fn load_phase(&self, order: core::sync::atomic::Ordering) -> u32 {
@@ -506,8 +552,9 @@ impl<S: Scope, F: BarrierCompletion> Barrier<S, F> {
 impl<S: Scope, F> fmt::Debug for Barrier<S, F> {
     /// The phase, the arrivals still missing in it, and the expected count of the next phases
     /// (relaxed loads). For a hardware barrier (`init_in_place` in shared memory on sm_80+), only
-    /// `Barrier { mbarrier: true, expected: N, .. }` with the expected count it was initialised
-    /// with: its state word may be read by `mbarrier` instructions alone.
+    /// `Barrier { mbarrier: true, expected: N, .. }` with the participants left (the expected
+    /// count it was initialised with, less the drops): its state word may be read by `mbarrier`
+    /// instructions alone.
     ///
     /// ```
     /// use scoped_atomics::{Barrier, Block};
