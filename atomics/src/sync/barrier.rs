@@ -85,6 +85,17 @@ const MAX: u32 = (1 << 31) - 1;
 /// elsewhere, since the phase of a `Barrier<Block>` wraps at 2³¹ ([`phase_mask`]).
 pub(super) const MBARRIER: u32 = 1 << 31;
 
+/// [`Barrier::max`] of scope `S`: [`MAX`], except for a `Barrier<Block>` on sm_80+, where it is
+/// what an `mbarrier` holds (2²⁰ − 1).
+#[inline(always)]
+pub(super) const fn max_of<S: Scope>() -> u32 {
+    #[cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]
+    if matches!(S::KIND, crate::ScopeKind::Block) {
+        return super::mbarrier::MAX;
+    }
+    MAX
+}
+
 /// The count word of a phase with `missing` arrivals to go and `expected` for the next ones.
 #[inline(always)]
 pub(super) const fn word(expected: u32, missing: u32) -> u64 {
@@ -307,12 +318,14 @@ impl<S: Scope, F> Barrier<S, F> {
                     .text("Barrier::new: the expected count is 0; a barrier needs at least 1 arrival per phase")
                     .panic()
             }
-            if expected > MAX {
+            // `max()`, so that `new` takes what `max()` says (2^20 - 1 for a block barrier on
+            // sm_80+, whose `init_in_place` may make the hardware barrier).
+            if expected > max_of::<S>() {
                 Message::new()
                     .text("Barrier::new: the expected count ")
                     .num(expected as u64)
                     .text(" is above Barrier::max() = ")
-                    .num(MAX as u64)
+                    .num(max_of::<S>() as u64)
                     .panic()
             }
             Self {

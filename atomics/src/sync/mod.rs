@@ -143,12 +143,34 @@
 //!   look at the barrier after it (no test of the fresh token, which PTX leaves undefined once
 //!   the barrier is two phases on), so a fire-and-forget `let _ = b.arrive()` is the
 //!   `mbarrier.arrive` alone.
+//! * **Phases observed (hardware only).** PTX requires that each phase of an `mbarrier` be seen
+//!   complete by a wait — an `mbarrier.test_wait`/`try_wait` that returns true — before any
+//!   arrival in the next phase. So on the hardware barrier a thread arrives in phase *k* + 1 only
+//!   after a `wait` (or `try_wait` returning `true`, or `arrive_and_wait`) of some thread returned
+//!   for phase *k*: a last arriver that arrives again without anyone having waited
+//!   (`init_in_place(p, 1); let _ = b.arrive(); let _ = b.arrive();`) is undefined there (the
+//!   simulator reports it). The generic barrier needs only its own rule (a thread arrives for the
+//!   next phase after it saw the current one end, which the last arriver has).
+//! * **Drops (hardware only).** `mbarrier.arrive_drop` leaves an expected count of 0 undefined,
+//!   so on the hardware barrier the last participant's `arrive_and_drop` traps (the phase word
+//!   counts the participants left); the generic barrier lets it drop (no arrival expected then).
+//! * **Tokens belong to their barrier.** A token carries the address of the barrier it arrived
+//!   at, and every wait checks it: a token waited on at another barrier (a `SharedBarrier`'s at a
+//!   `Barrier<Device>`, whose wait would have been an `mbarrier.test_wait` of global memory)
+//!   panics on the host and traps on the device. Where the arrival and the wait are inlined on the
+//!   same barrier the check folds away.
 //! * **Place in the type.** [`SharedBarrier`] is a block barrier that can only be made in
 //!   block-shared memory: on sm_80+ it is the `mbarrier` alone, with no run-time dispatch and no
 //!   generic barrier compiled beside it (libcu++'s `__shared__ cuda::barrier<thread_scope_block>`).
 //! * **Counts.** An expected count and an `arrive_n` are at most 2²⁰ − 1 on the hardware path
-//!   (2³¹ − 1 on the generic one); beyond, `init_in_place` and `arrive_n` panic (trap). On the
-//!   device `Barrier::<Block>::max()` is therefore 2²⁰ − 1, as libcu++'s block barrier's.
+//!   (2³¹ − 1 on the generic one); beyond, `arrive_n` panics (traps). `init_in_place` takes at
+//!   most 2²⁰ − 1 on every target and wherever the barrier is (a count the hardware could not
+//!   hold fails on the host too). On the device `Barrier::<Block>::max()` is 2²⁰ − 1, as
+//!   libcu++'s block barrier's, and `Barrier::<Block>::new` takes what `max()` says.
+//! * **Not detected on the hardware.** A token two or more phases old, and an arrival in a phase
+//!   nobody has yet seen the previous one end, are undefined on the `mbarrier` (as in libcu++)
+//!   and are not checked there: the `mbarrier` keeps no phase number to compare with. The
+//!   generic barrier panics (traps) on such a token.
 
 mod barrier;
 mod barrier_wait;
