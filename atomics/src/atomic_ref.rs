@@ -1,6 +1,6 @@
 //! `AtomicRef<'a, T, S>`: an atomic view of memory the caller owns; `cuda::atomic_ref<T, S>`.
 
-use crate::{Atomic, AtomicPrimitive, Global, Scope, Shared, System};
+use crate::{Atomic, AtomicPrimitive, Global, PlainScope, RescopeFrom, Scope, Shared, System};
 use core::fmt;
 use core::ops::Deref;
 use core::sync::atomic::Ordering;
@@ -43,9 +43,22 @@ impl<'a, T: AtomicPrimitive, S: Scope> AtomicRef<'a, T, S> {
     /// r.store(1, Ordering::Release);
     /// assert_eq!(flag, 1);
     /// ```
+    ///
+    /// The scope is a plain one ([`PlainScope`]): a view that names a state space is made with
+    /// the `unsafe` [`from_global_ptr`](Self::from_global_ptr) or
+    /// [`from_shared_ptr`](Self::from_shared_ptr).
+    ///
+    /// ```compile_fail
+    /// use scoped_atomics::{AtomicRef, Device, Global};
+    /// let mut on_the_stack = 0u32;
+    /// let _ = AtomicRef::<u32, Global<Device>>::new(&mut on_the_stack); // error: not global
+    /// ```
     #[inline(always)]
     #[cfg_attr(loom, track_caller)]
-    pub fn new(value: &'a mut T) -> Self {
+    pub fn new(value: &'a mut T) -> Self
+    where
+        S: PlainScope,
+    {
         #[cfg(not(loom))]
         const {
             assert!(core::mem::align_of::<T>() >= core::mem::align_of::<Atomic<T, S>>())
@@ -61,7 +74,9 @@ impl<'a, T: AtomicPrimitive, S: Scope> AtomicRef<'a, T, S> {
     /// # Safety
     /// `ptr` is aligned to `align_of::<Atomic<T, S>>()` and valid for reads and writes for `'a`;
     /// while the view lives, every access to the location that may race with it is atomic and of
-    /// the same size.
+    /// the same size. If `S` has a state space ([`Global<S>`](crate::Global),
+    /// [`Shared<S>`](crate::Shared)), `ptr` is a generic address of memory in that space (as for
+    /// [`from_global_ptr`](Self::from_global_ptr) and [`from_shared_ptr`](Self::from_shared_ptr)).
     ///
     /// ```
     /// use scoped_atomics::{AtomicRef, Device, Ordering};
@@ -112,7 +127,10 @@ impl<'a, T: AtomicPrimitive, S: Scope> AtomicRef<'a, T, S> {
     /// assert_eq!(r.load(Ordering::Acquire), 2);
     /// ```
     #[inline(always)]
-    pub unsafe fn from_global_ptr(ptr: *mut T) -> AtomicRef<'a, T, Global<S>> {
+    pub unsafe fn from_global_ptr(ptr: *mut T) -> AtomicRef<'a, T, Global<S>>
+    where
+        S: PlainScope,
+    {
         // SAFETY: the caller's contract; the space is the caller's promise too.
         unsafe { AtomicRef::<'a, T, Global<S>>::from_ptr(ptr) }
     }
@@ -140,7 +158,10 @@ impl<'a, T: AtomicPrimitive, S: Scope> AtomicRef<'a, T, S> {
     /// assert_eq!(bins, [0, 1, 0, 0]);
     /// ```
     #[inline(always)]
-    pub unsafe fn from_shared_ptr(ptr: *mut T) -> AtomicRef<'a, T, Shared<S>> {
+    pub unsafe fn from_shared_ptr(ptr: *mut T) -> AtomicRef<'a, T, Shared<S>>
+    where
+        S: PlainScope,
+    {
         // SAFETY: the caller's contract; the space is the caller's promise too.
         unsafe { AtomicRef::<'a, T, Shared<S>>::from_ptr(ptr) }
     }
@@ -156,7 +177,7 @@ impl<'a, T: AtomicPrimitive, S: Scope> AtomicRef<'a, T, S> {
     /// ```
     #[inline(always)]
     #[cfg_attr(loom, track_caller)]
-    pub fn with_scope<S2: Scope>(self) -> AtomicRef<'a, T, S2> {
+    pub fn with_scope<S2: RescopeFrom<S>>(self) -> AtomicRef<'a, T, S2> {
         AtomicRef {
             atomic: self.atomic.rescoped::<S2>(),
         }
@@ -306,7 +327,9 @@ impl<'a, T: AtomicPrimitive, S: Scope> AtomicReadRef<'a, T, S> {
     /// for `'a`; every access to the location that may race with the view is atomic and of the
     /// same size. The view sees the location as an atomic, a type with interior mutability, so
     /// `ptr` must carry write permission (come from a `*mut T`, `&raw mut`, or an `UnsafeCell`)
-    /// even though the view only reads; for a shared borrow, use [`new`](Self::new).
+    /// even though the view only reads; for a shared borrow, use [`new`](Self::new). If `S` has a
+    /// state space ([`Global<S>`](crate::Global), [`Shared<S>`](crate::Shared)), `ptr` is a
+    /// generic address of memory in that space.
     ///
     /// ```
     /// use scoped_atomics::{AtomicReadRef, Device, Ordering};
@@ -433,7 +456,7 @@ impl<'a, T: AtomicPrimitive, S: Scope> AtomicReadRef<'a, T, S> {
     /// ```
     #[inline(always)]
     #[cfg_attr(loom, track_caller)]
-    pub fn with_scope<S2: Scope>(self) -> AtomicReadRef<'a, T, S2> {
+    pub fn with_scope<S2: RescopeFrom<S>>(self) -> AtomicReadRef<'a, T, S2> {
         AtomicReadRef {
             source: match self.source {
                 Source::Atomic(atomic) => Source::Atomic(atomic.rescoped::<S2>()),

@@ -1,7 +1,7 @@
 //! `AtomicFlag<S>`: C++'s `atomic_flag` with a thread scope, which libcu++ lacks
 //! (`cuda::atomic_flag` is always system scope).
 
-use crate::{Atomic, Scope, System};
+use crate::{Atomic, PlainScope, Scope, System};
 use core::fmt;
 use core::sync::atomic::Ordering;
 
@@ -56,8 +56,37 @@ impl<S: Scope> AtomicFlag<S> {
         /// ```
         #[inline(always)]
         #[must_use]
-        pub const fn new() -> Self {
-            Self { state: Atomic::new(CLEAR) }
+        pub const fn new() -> Self
+        where
+            S: PlainScope,
+        {
+            // SAFETY: a plain scope promises no state space.
+            unsafe { Self::new_in_space() }
+        }
+    }
+
+    crate::atomic::const_unless_loom! {
+        /// A clear flag, of any scope — also one on a state space ([`Global<S>`](crate::Global),
+        /// [`Shared<S>`](crate::Shared)), whose operations name `.global` or `.shared`: for a
+        /// device `static` (global memory) or one written into a
+        /// [`block_shared!`](crate::block_shared) array. For a plain scope it is
+        /// [`new`](Self::new).
+        ///
+        /// # Safety
+        /// As for [`Atomic::new_in_space`](crate::Atomic::new_in_space): if `S` has a state
+        /// space, every operation on the flag is made while it lies in memory of that space.
+        ///
+        /// ```
+        /// use scoped_atomics::{AtomicFlag, Device, Global, Ordering};
+        /// // SAFETY: a `static` lives in global memory on the device and is never moved.
+        /// static DONE: AtomicFlag<Global<Device>> = unsafe { AtomicFlag::new_in_space() };
+        /// assert!(!DONE.test_and_set(Ordering::AcqRel));
+        /// ```
+        #[inline(always)]
+        #[must_use]
+        pub const unsafe fn new_in_space() -> Self {
+            // SAFETY: the caller's contract (the space).
+            Self { state: unsafe { Atomic::new_in_space(CLEAR) } }
         }
     }
 
@@ -207,7 +236,7 @@ impl<S: Scope> AtomicFlag<S> {
     }
 }
 
-impl<S: Scope> Default for AtomicFlag<S> {
+impl<S: PlainScope> Default for AtomicFlag<S> {
     /// A clear flag.
     #[inline(always)]
     fn default() -> Self {

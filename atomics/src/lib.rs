@@ -160,7 +160,10 @@ pub use primitive::{
     AtomicArithmetic, AtomicBitwise, AtomicCoreInterop, AtomicFloat, AtomicInteger,
     AtomicIntegerReduce, AtomicPrimitive, AtomicReduce,
 };
-pub use scope::{Block, Cluster, CompletionScope, Device, Scope, ScopeKind, System, Thread};
+pub use scope::{
+    Block, Cluster, CompletionScope, Device, PlainScope, RescopeFrom, Scope, ScopeKind, System,
+    Thread,
+};
 pub use scoped::{
     AtomicBool, AtomicF32, AtomicF64, AtomicI8, AtomicI16, AtomicI32, AtomicI64, AtomicI128,
     AtomicIsize, AtomicPtr, AtomicU8, AtomicU16, AtomicU32, AtomicU64, AtomicU128, AtomicUsize,

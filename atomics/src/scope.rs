@@ -134,12 +134,69 @@ pub trait Scope:
     label = "`{Self}` is not a `CompletionScope`",
     note = "a completion is code of one processor, and the threads of the System scope run on the host and on the device; use a scope whose threads share one processor (`Thread`, `Block`, `Cluster`, `Device`), or `Barrier::new` (no completion) and run the code in one thread after `wait`"
 )]
-pub trait CompletionScope: Scope {}
+pub trait CompletionScope: PlainScope {}
 
 impl CompletionScope for Thread {}
 impl CompletionScope for Block {}
 impl CompletionScope for Cluster {}
 impl CompletionScope for Device {}
+
+/// The five plain scopes — [`Thread`], [`Block`], [`Cluster`], [`Device`], [`System`] — as
+/// opposed to a scope on a promised state space ([`Global<S>`](crate::Global),
+/// [`Shared<S>`](crate::Shared)). Safe constructors and conversions take only these: an operation
+/// of a spaced scope names `.global` or `.shared`, and on memory of another space it reads and
+/// writes other memory (or faults), which only `unsafe` code may promise does not happen. Sealed.
+///
+/// ```
+/// use scoped_atomics::{Atomic, Device, PlainScope};
+/// fn counter<S: PlainScope>() -> Atomic<u32, S> { Atomic::new(0) }
+/// assert_eq!(counter::<Device>().into_inner(), 0);
+/// ```
+///
+/// A spaced scope is refused with a message that names the `unsafe` constructor:
+///
+/// ```compile_fail
+/// use scoped_atomics::{Atomic, Block, Shared};
+/// static COUNTER: Atomic<u32, Shared<Block>> = Atomic::new(0); // a static is not shared memory
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` promises a state space, which safe code cannot check: only the plain scopes (`Thread`, `Block`, `Cluster`, `Device`, `System`) are accepted here",
+    label = "`{Self}` names a state space",
+    note = "use the unsafe constructor of the spaced form instead: `AtomicRef::from_global_ptr`/`AtomicRef::from_shared_ptr` for a view, `Atomic::new_in_space` for a `static` or a `block_shared!` atomic, `new_in_space` of `Barrier`/`Latch`/`CountingSemaphore`/`AtomicFlag` for a primitive"
+)]
+pub trait PlainScope: Scope {}
+
+/// The scopes a view of scope `S` may be re-scoped to without `unsafe`
+/// ([`Atomic::with_scope`](crate::Atomic::with_scope),
+/// [`AtomicRef::with_scope`](crate::AtomicRef::with_scope)): any plain scope (a generic address
+/// reaches memory of every space), and, from a spaced scope, the same space with another scope
+/// (`Global<Block>` → `Global<Device>`). Never into a space the view does not already promise
+/// (`Device` → `Shared<Block>`, `Global<Device>` → `Shared<Device>`). Sealed.
+///
+/// ```
+/// use scoped_atomics::{AtomicRef, Block, Device, Global, RescopeFrom};
+/// fn widen<'a>(r: AtomicRef<'a, u32, Global<Block>>) -> AtomicRef<'a, u32, Global<Device>> {
+///     r.with_scope::<Global<Device>>()
+/// }
+/// fn allowed<From: scoped_atomics::Scope, To: RescopeFrom<From>>() {}
+/// allowed::<Global<Block>, Device>();
+/// # let mut x = 0u32;
+/// # // SAFETY: a host variable; on the host the space changes nothing.
+/// # let r = unsafe { AtomicRef::<u32, Block>::from_global_ptr(&mut x) };
+/// # let _ = widen(r);
+/// ```
+///
+/// ```compile_fail
+/// use scoped_atomics::{Atomic, Block, Device, Shared};
+/// let a = Atomic::<u32, Device>::new(0);
+/// let _ = a.with_scope::<Shared<Block>>(); // the atomic may not be in shared memory
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "a view of scope `{S}` cannot be re-scoped to `{Self}`: that would promise a state space the view does not have",
+    label = "`{Self}` is not reachable from `{S}` without `unsafe`",
+    note = "re-scoping keeps the state space (`Global<Block>` -> `Global<Device>`) or drops it (-> a plain scope); to name a space, use the unsafe `AtomicRef::from_global_ptr`/`AtomicRef::from_shared_ptr` on the address"
+)]
+pub trait RescopeFrom<S: Scope>: Scope {}
 
 macro_rules! scope_types {
     ($($(#[$doc:meta])* $name:ident,)*) => {$(
@@ -150,6 +207,8 @@ macro_rules! scope_types {
         impl Scope for $name {
             const KIND: ScopeKind = ScopeKind::$name;
         }
+        impl PlainScope for $name {}
+        impl<S: Scope> RescopeFrom<S> for $name {}
     )*};
 }
 

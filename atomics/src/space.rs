@@ -9,22 +9,35 @@
 //!
 //! The space rides on the scope parameter: [`Global<S>`] and [`Shared<S>`] are scopes with
 //! the synchronisation scope of `S` ([`Scope::KIND`]) and a state space ([`Scope::SPACE`]).
-//! [`AtomicRef::from_global_ptr`](crate::AtomicRef::from_global_ptr) and
-//! [`from_shared_ptr`](crate::AtomicRef::from_shared_ptr) hand out views with them; an atomic
-//! whose memory is known to be global (a `static` on the device) can be declared with one:
+//! The space is a promise about memory that the compiler cannot check: an operation that names
+//! `.shared` on a global address reads and writes another location (or faults). So only `unsafe`
+//! code makes a spaced scope: [`AtomicRef::from_global_ptr`](crate::AtomicRef::from_global_ptr)
+//! and [`from_shared_ptr`](crate::AtomicRef::from_shared_ptr) hand out views with them, and
+//! [`Atomic::new_in_space`](crate::Atomic::new_in_space) declares an atomic whose memory is known
+//! to be global (a `static` on the device) or shared. Every safe constructor and conversion takes
+//! only the plain scopes ([`PlainScope`](crate::PlainScope)); re-scoping a spaced view keeps its
+//! space ([`RescopeFrom`](crate::RescopeFrom)).
 //!
 //! ```
 //! use scoped_atomics::{Atomic, Device, Global, Ordering};
 //! // A device `static` lives in global memory: every operation names `.global`.
-//! static HITS: Atomic<u32, Global<Device>> = Atomic::new(0);
+//! // SAFETY: a `static` is in global memory on the device (on the host the space changes
+//! // nothing), and it is never moved.
+//! static HITS: Atomic<u32, Global<Device>> = unsafe { Atomic::new_in_space(0) };
 //! HITS.add(1, Ordering::Relaxed); // `red.relaxed.gpu.global.add.u32` on the device
 //! assert_eq!(HITS.load(Ordering::Relaxed), 1);
+//! ```
+//!
+//! ```compile_fail
+//! use scoped_atomics::{Atomic, Block, Shared};
+//! // error: `Shared<Block>` promises a state space, which safe code cannot check
+//! static COUNTER: Atomic<u32, Shared<Block>> = Atomic::new(0);
 //! ```
 //!
 //! Only memory operations change: fences have no state space (a `fence::<Global<Device>>` is
 //! `fence::<Device>`), and on the host and under loom the space changes nothing.
 
-use crate::scope::{Scope, ScopeKind, sealed};
+use crate::scope::{PlainScope, RescopeFrom, Scope, ScopeKind, sealed};
 use core::fmt;
 use core::marker::PhantomData;
 
@@ -84,11 +97,14 @@ macro_rules! space_scope {
                 write!(f, "{}<{:?}>", stringify!($name), S::default())
             }
         }
-        impl<S: Scope> sealed::Sealed for $name<S> {}
-        impl<S: Scope> Scope for $name<S> {
+        impl<S: PlainScope> sealed::Sealed for $name<S> {}
+        // Only over a plain scope: `Global<Shared<Block>>` would promise two spaces.
+        impl<S: PlainScope> Scope for $name<S> {
             const KIND: ScopeKind = S::KIND;
             const SPACE: StateSpace = StateSpace::$space;
         }
+        // Re-scoping keeps the space: `Global<Block>` -> `Global<Device>`.
+        impl<From: PlainScope, To: PlainScope> RescopeFrom<$name<From>> for $name<To> {}
     )*};
 }
 

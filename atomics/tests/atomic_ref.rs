@@ -3,7 +3,7 @@
 //! `Debug` equal to the value's `Debug`.
 
 use scoped_atomics::{
-    Atomic, AtomicPrimitive, AtomicRef, Block, Cluster, Device, Scope, System, Thread,
+    Atomic, AtomicPrimitive, AtomicRef, Block, Cluster, Device, PlainScope, System, Thread,
 };
 use std::sync::atomic::Ordering::{AcqRel, Acquire, Relaxed, Release, SeqCst};
 
@@ -243,7 +243,7 @@ fn with_scope_across_scopes_on_one_location() {
 }
 
 /// `AtomicRef` borrows generically: a helper written for any scope.
-fn drain<S: Scope>(r: AtomicRef<'_, u64, S>) -> u64 {
+fn drain<S: PlainScope>(r: AtomicRef<'_, u64, S>) -> u64 {
     r.swap(0, AcqRel)
 }
 
@@ -320,6 +320,8 @@ fn debug_equals_the_values_debug() {
 
 /// A compile-time check that `AtomicRef` is available for every value type at every scope.
 #[allow(dead_code)]
-fn views_for_every_type<T: AtomicPrimitive, S: Scope>(a: &Atomic<T, S>) -> AtomicRef<'_, T, S> {
+fn views_for_every_type<T: AtomicPrimitive, S: PlainScope>(
+    a: &Atomic<T, S>,
+) -> AtomicRef<'_, T, S> {
     AtomicRef::from(a)
 }

@@ -16,7 +16,9 @@ use proptest::prelude::*;
 use proptest::sample::select;
 use proptest::strategy::{BoxedStrategy, Union};
 use proptest::test_runner::RngAlgorithm;
-use scoped_atomics::{Atomic, AtomicRef, Block, Cluster, Device, Ordering, Scope, System, Thread};
+use scoped_atomics::{
+    Atomic, AtomicRef, Block, Cluster, Device, Ordering, PlainScope, System, Thread,
+};
 use std::fmt;
 use std::sync::atomic as sa;
 
@@ -409,7 +411,7 @@ macro_rules! differential {
             }
 
             /// One operation through an `&Atomic<T, S>` of any scope, and on the model.
-            fn apply<S: Scope>(a: &Atomic<T, S>, m: &Model, op: &Op) -> Result<(), TestCaseError> {
+            fn apply<S: PlainScope>(a: &Atomic<T, S>, m: &Model, op: &Op) -> Result<(), TestCaseError> {
                 match *op {
                     Op::Load(o) => check(a.load(o), m.load(o)),
                     Op::Store(v, o) => {
@@ -479,7 +481,7 @@ macro_rules! differential {
             }
 
             /// One operation through the view `view` of the owned atomic.
-            fn via_view<S0: Scope>(
+            fn via_view<S0: scoped_atomics::PlainScope>(
                 a: &mut Atomic<T, S0>,
                 m: &Model,
                 view: View,
@@ -521,7 +523,7 @@ macro_rules! differential {
                 }
             }
 
-            fn run<S: Scope>(init: T, ops: &[(View, Op)]) -> Result<(), TestCaseError> {
+            fn run<S: scoped_atomics::PlainScope>(init: T, ops: &[(View, Op)]) -> Result<(), TestCaseError> {
                 let mut a = Atomic::<T, S>::new(init);
                 let mut m = Model::new(init);
                 for (i, (view, op)) in ops.iter().enumerate() {

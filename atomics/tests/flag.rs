@@ -2,7 +2,7 @@
 //! state, `clear` and `test` are a store and a load — mutual exclusion as a spin lock with
 //! `wait`/`notify`, and `core`'s messages for orderings a store or a load cannot have.
 
-use scoped_atomics::{AtomicFlag, Block, Device, Ordering::*, Scope, System, Thread};
+use scoped_atomics::{AtomicFlag, Block, Device, Ordering::*, System, Thread};
 use std::cell::UnsafeCell;
 
 mod common;
@@ -11,7 +11,7 @@ use common::panic_of;
 const THREADS: usize = if cfg!(miri) { 2 } else { 4 };
 const ITERS: usize = if cfg!(miri) { 10 } else { 2_000 };
 
-fn states<S: Scope>() {
+fn states<S: scoped_atomics::PlainScope>() {
     let flag = AtomicFlag::<S>::default();
     assert!(!flag.test(Relaxed));
     assert_eq!(format!("{flag:?}"), "AtomicFlag(false)");

@@ -4,8 +4,8 @@
 
 use scoped_atomics::{
     Atomic, AtomicArithmetic, AtomicBitwise, AtomicFloat, AtomicInteger, AtomicIntegerReduce,
-    AtomicPrimitive, AtomicReduce, AtomicRef, Block, Cluster, Device, Ordering::*, Scope, System,
-    Thread,
+    AtomicPrimitive, AtomicReduce, AtomicRef, Block, Cluster, Device, Ordering::*, PlainScope,
+    System, Thread,
 };
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -33,7 +33,7 @@ fn inference_finds_the_one_constructor() {
 }
 
 /// Sums `values` into `total` from every thread, with the fetching and the reducing form.
-fn reduce<T: AtomicReduce + Sync, S: Scope>(total: &Atomic<T, S>, values: &[T]) {
+fn reduce<T: AtomicReduce + Sync, S: PlainScope>(total: &Atomic<T, S>, values: &[T]) {
     std::thread::scope(|s| {
         for t in 0..THREADS {
             s.spawn(move || {
@@ -49,7 +49,7 @@ fn reduce<T: AtomicReduce + Sync, S: Scope>(total: &Atomic<T, S>, values: &[T]) 
     });
 }
 
-fn reduction_at<S: Scope>() {
+fn reduction_at<S: PlainScope>() {
     let ints: Vec<u32> = (0..ITEMS as u32).collect();
     let u = Atomic::<u32, S>::new(0);
     reduce(&u, &ints);
@@ -85,14 +85,14 @@ fn generic_reduction_over_u32_u64_f32_at_every_scope() {
 /// A bounded multi-producer multi-consumer queue over any atomic value type and scope (Vyukov's
 /// bounded queue): slot `i` holds a sequence number that says whether it is free for the
 /// producer of ticket `i` or full for the consumer of ticket `i`.
-struct Queue<T: AtomicPrimitive, S: Scope, const N: usize> {
+struct Queue<T: AtomicPrimitive, S: PlainScope, const N: usize> {
     sequence: [Atomic<usize, S>; N],
     value: [Atomic<T, S>; N],
     head: Atomic<usize, S>,
     tail: Atomic<usize, S>,
 }
 
-impl<T: AtomicPrimitive, S: Scope, const N: usize> Queue<T, S, N> {
+impl<T: AtomicPrimitive, S: PlainScope, const N: usize> Queue<T, S, N> {
     fn new() -> Self {
         Self {
             sequence: core::array::from_fn(Atomic::new),
@@ -157,7 +157,7 @@ impl<T: AtomicPrimitive, S: Scope, const N: usize> Queue<T, S, N> {
 fn queue_round_trip<T, S>(make: impl Fn(usize) -> T + Sync, key: impl Fn(T) -> u64 + Sync)
 where
     T: AtomicPrimitive,
-    S: Scope,
+    S: PlainScope,
 {
     let queue = Queue::<T, S, 8>::new();
     let popped: Vec<Vec<u64>> = std::thread::scope(|s| {
@@ -212,7 +212,10 @@ fn generic_lock_free_queue_over_integers_floats_and_pointers() {
 }
 
 /// Each capability bound gives exactly its methods, with `core`'s results; the traits compose.
-fn integer_ops<T: AtomicInteger + AtomicIntegerReduce + PartialEq + core::fmt::Debug, S: Scope>(
+fn integer_ops<
+    T: AtomicInteger + AtomicIntegerReduce + PartialEq + core::fmt::Debug,
+    S: PlainScope,
+>(
     five: T,
     ten: T,
 ) {
@@ -227,7 +230,7 @@ fn integer_ops<T: AtomicInteger + AtomicIntegerReduce + PartialEq + core::fmt::D
     assert_eq!(a.load(Relaxed), five);
 }
 
-fn float_ops<T: AtomicFloat + Into<f64>, S: Scope>(one: T, nan: T) {
+fn float_ops<T: AtomicFloat + Into<f64>, S: PlainScope>(one: T, nan: T) {
     let a = Atomic::<T, S>::new(nan);
     assert!(a.fetch_max(one, Relaxed).into().is_nan());
     assert_eq!(a.load(Relaxed).into(), 1.0);
@@ -235,7 +238,7 @@ fn float_ops<T: AtomicFloat + Into<f64>, S: Scope>(one: T, nan: T) {
     assert_eq!(a.load(Relaxed).into(), 1.0);
 }
 
-fn bitwise_through_ref<T: AtomicBitwise + PartialEq + core::fmt::Debug, S: Scope>(
+fn bitwise_through_ref<T: AtomicBitwise + PartialEq + core::fmt::Debug, S: PlainScope>(
     value: &mut T,
     set: T,
 ) {
@@ -250,7 +253,7 @@ fn bitwise_through_ref<T: AtomicBitwise + PartialEq + core::fmt::Debug, S: Scope
     });
 }
 
-fn arithmetic_through_ref<T: AtomicArithmetic + PartialEq + core::fmt::Debug, S: Scope>(
+fn arithmetic_through_ref<T: AtomicArithmetic + PartialEq + core::fmt::Debug, S: PlainScope>(
     value: &mut T,
     step: T,
 ) -> T {

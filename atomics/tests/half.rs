@@ -3,7 +3,7 @@
 //! rule written out), bit-exact compare-exchange, exact concurrent sums, and the generic bounds.
 
 use scoped_atomics::{
-    Atomic, AtomicFloat, AtomicReduce, Block, Device, Ordering::*, Scope, System, bf16, f16,
+    Atomic, AtomicFloat, AtomicReduce, Block, Device, Ordering::*, PlainScope, System, bf16, f16,
 };
 
 const THREADS: usize = if cfg!(miri) { 2 } else { 4 };
@@ -54,7 +54,7 @@ fn pick<T: Half>(a: T, b: T, min: bool) -> T {
 }
 
 /// Runs a fixed mix of operations over `values` on an atomic and on the model.
-fn against_model<T: Half, S: Scope>(values: &[f64]) {
+fn against_model<T: Half, S: PlainScope>(values: &[f64]) {
     let values: Vec<T> = values.iter().map(|&v| T::of(v)).collect();
     let a = Atomic::<T, S>::new(values[0]);
     let mut model = values[0];
@@ -152,7 +152,7 @@ fn compare_exchange_compares_bits() {
     assert_eq!(Atomic::<f16, Device>::required_alignment(), 2);
 }
 
-fn concurrent_sum<T: Half, S: Scope>() {
+fn concurrent_sum<T: Half, S: PlainScope>() {
     let total = Atomic::<T, S>::new(T::of(0.0));
     let one = T::of(1.0);
     std::thread::scope(|s| {

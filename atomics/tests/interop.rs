@@ -3,11 +3,11 @@
 //! view and the scoped ones act on one object (also under Miri).
 
 use scoped_atomics::{
-    Atomic, AtomicPrimitive, AtomicRef, Block, Device, Ordering::*, Scope, System,
+    Atomic, AtomicPrimitive, AtomicRef, Block, Device, Ordering::*, PlainScope, System,
 };
 use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU8, AtomicU32, AtomicU64};
 
-fn alignment_of<T: AtomicPrimitive, S: Scope>() -> usize {
+fn alignment_of<T: AtomicPrimitive, S: PlainScope>() -> usize {
     assert!(Atomic::<T, S>::is_always_lock_free());
     assert!(AtomicRef::<T, S>::is_always_lock_free());
     assert_eq!(

@@ -12,7 +12,7 @@
 // The calls on std below are invalid on purpose; rustc rejects them when it can see the ordering.
 #![allow(invalid_atomic_ordering)]
 
-use scoped_atomics::{Atomic, AtomicRef, Block, Cluster, Device, Scope, System, Thread};
+use scoped_atomics::{Atomic, AtomicRef, Block, Cluster, Device, PlainScope, System, Thread};
 use std::sync::atomic as sa;
 use std::sync::atomic::Ordering::{self, AcqRel, Acquire, Relaxed, Release, SeqCst};
 
@@ -43,18 +43,20 @@ mod common;
 use common::panic_of;
 
 // Views of an owned atomic through which a case runs its operation.
-fn direct<T: scoped_atomics::AtomicPrimitive, S: Scope>(a: &Atomic<T, S>) -> &Atomic<T, S> {
+fn direct<T: scoped_atomics::AtomicPrimitive, S: PlainScope>(a: &Atomic<T, S>) -> &Atomic<T, S> {
     a
 }
-fn via_ref<T: scoped_atomics::AtomicPrimitive, S: Scope>(a: &Atomic<T, S>) -> AtomicRef<'_, T, S> {
+fn via_ref<T: scoped_atomics::AtomicPrimitive, S: PlainScope>(
+    a: &Atomic<T, S>,
+) -> AtomicRef<'_, T, S> {
     AtomicRef::from(a)
 }
-fn via_thread_scope<T: scoped_atomics::AtomicPrimitive, S: Scope>(
+fn via_thread_scope<T: scoped_atomics::AtomicPrimitive, S: PlainScope>(
     a: &Atomic<T, S>,
 ) -> AtomicRef<'_, T, Thread> {
     a.with_scope::<Thread>()
 }
-fn via_ref_system_scope<T: scoped_atomics::AtomicPrimitive, S: Scope>(
+fn via_ref_system_scope<T: scoped_atomics::AtomicPrimitive, S: PlainScope>(
     a: &Atomic<T, S>,
 ) -> AtomicRef<'_, T, System> {
     AtomicRef::from(a).with_scope::<System>()

@@ -13,8 +13,8 @@
 //! Scaled down under Miri.
 
 use scoped_atomics::{
-    Atomic, AtomicRef, Barrier, BinarySemaphore, Block, CountingSemaphore, Device, Latch, Scope,
-    System, Thread,
+    Atomic, AtomicRef, Barrier, BinarySemaphore, Block, CountingSemaphore, Device, Latch,
+    PlainScope, System, Thread,
 };
 use std::cell::UnsafeCell;
 use std::sync::atomic::Ordering::{AcqRel, Acquire, Relaxed, Release, SeqCst};
@@ -68,7 +68,7 @@ impl<T> Shared<T> {
 // ---------------------------------------------------------------------------------------- barrier
 
 /// The phase a barrier is in, from its `Debug` output.
-fn barrier_phases<S: Scope, F>(barrier: &Barrier<S, F>) -> u32 {
+fn barrier_phases<S: PlainScope, F>(barrier: &Barrier<S, F>) -> u32 {
     let debug = format!("{barrier:?}");
     let phase = debug
         .strip_prefix("Barrier { phase: ")
@@ -81,7 +81,7 @@ fn barrier_phases<S: Scope, F>(barrier: &Barrier<S, F>) -> u32 {
 /// Each phase: every thread writes its slot of one of two buffers, then `arrive_and_wait`, then
 /// reads every slot of that buffer. The other buffer is written in the next phase, and this one
 /// again only after a further barrier, when every read of it is done.
-fn barrier_publishes_each_phase<S: Scope>() {
+fn barrier_publishes_each_phase<S: scoped_atomics::PlainScope>() {
     within(LIMIT, || {
         let barrier = Barrier::<S>::new(THREADS as u32);
         let slots = Shared::new([[0u32; THREADS]; 2]);
@@ -502,7 +502,7 @@ fn semaphore_timed_acquire() {
 
 /// Two threads take turns through one atomic: each waits for the other's value, then stores its
 /// own and notifies. A lost wake-up hangs (and the watchdog fails the test).
-fn ping_pong<S: Scope>(notify_all: bool) {
+fn ping_pong<S: scoped_atomics::PlainScope>(notify_all: bool) {
     within(LIMIT, || {
         let turn = Atomic::<u32, S>::new(0);
         let data = Shared::new(0u32);

@@ -309,3 +309,71 @@ fn wait_with_a_store_ordering() {
         assert_eq!(text, message);
     }
 }
+
+// ------------------------------------------------------------------- tokens and in-place counts
+
+/// The address a token of `barrier` carries, as the messages print it.
+fn address<T>(barrier: &T) -> usize {
+    (barrier as *const T).addr()
+}
+
+/// The message of a token of the barrier at `owner` waited on at `barrier` by `name`.
+fn foreign(name: &str, owner: usize, barrier: usize) -> String {
+    format!(
+        "{name}: the token was made by the barrier at address {owner}, not by this one at \
+         address {barrier}; a token may be waited on only at the barrier it arrived at"
+    )
+}
+
+/// Issue 29, item 2: a token is bound to the barrier it arrived at. Here `b` is a phase ahead of
+/// the token's phase, so the old `wait` returned at once for `a`'s token (and on the device a
+/// hardware token waited on at another barrier was `mbarrier.test_wait` of another object).
+#[test]
+fn barrier_wait_on_another_barriers_token() {
+    let a = Barrier::<Device>::new(2);
+    let b = Barrier::<Device>::new(1);
+    b.arrive_and_wait(); // `b` is in phase 1
+    let msg = foreign("Barrier::wait", address(&a), address(&b));
+    assert_panics(&msg, || b.wait(a.arrive()));
+    let msg = foreign("Barrier::try_wait", address(&a), address(&b));
+    let token = a.arrive(); // completes `a`'s phase 0
+    assert_panics(&msg, || {
+        let _ = b.try_wait(&token);
+    });
+    let msg = foreign("Barrier::try_wait_for", address(&a), address(&b));
+    assert_panics(&msg, || {
+        let _ = b.try_wait_for(&token, std::time::Duration::from_millis(1));
+    });
+    a.wait(token); // its own barrier: fine
+}
+
+/// Issue 29, item 2: a `SharedBarrier`'s token waited on at a `Barrier<Device>` (on the device
+/// the old code emitted `mbarrier.try_wait` on the global barrier).
+#[test]
+fn a_shared_barriers_token_at_a_device_barrier() {
+    let mut place = core::mem::MaybeUninit::<scoped_atomics::SharedBarrier>::uninit();
+    // SAFETY: `place` is valid and used by this thread only.
+    unsafe { scoped_atomics::SharedBarrier::init_in_place(place.as_mut_ptr(), 2) };
+    // SAFETY: initialised above.
+    let shared = unsafe { place.assume_init_ref() };
+    let device = Barrier::<Device>::new(2);
+    let msg = foreign("Barrier::wait", address(shared), address(&device));
+    assert_panics(&msg, || device.wait(shared.arrive()));
+}
+
+/// Issue 29, item 2: `init_in_place` takes what an `mbarrier` holds (2^20 - 1) on every target and
+/// wherever the barrier is; the old code took up to 2^31 - 1 outside shared memory and on the
+/// host, while `max()` said 2^20 - 1 on sm_80+.
+#[test]
+fn barrier_init_in_place_takes_what_an_mbarrier_holds() {
+    let mut place = core::mem::MaybeUninit::<Barrier<Block>>::uninit();
+    assert_panics(
+        "Barrier::init_in_place: the expected count 1048576 is not between 1 and 2^20 - 1 = \
+         1048575, what a hardware barrier (mbarrier) holds",
+        // SAFETY: `place` is valid and used by this thread only.
+        || unsafe { Barrier::init_in_place(place.as_mut_ptr(), 1 << 20) },
+    );
+    // SAFETY: as above.
+    unsafe { Barrier::init_in_place(place.as_mut_ptr(), (1 << 20) - 1) };
+    assert_eq!(Barrier::<Block>::max(), MAX); // what `new` takes
+}

@@ -6,7 +6,7 @@
 //! Also: `bool` toggles, pointer bumps, one location reached through views of every scope at once,
 //! and statics of the per-scope modules.
 
-use scoped_atomics::{Atomic, AtomicRef, Block, Cluster, Device, Scope, System, Thread};
+use scoped_atomics::{Atomic, AtomicRef, Block, Cluster, Device, PlainScope, System, Thread};
 use std::sync::atomic::Ordering::{AcqRel, Acquire, Relaxed, Release, SeqCst};
 
 const THREADS: usize = if cfg!(miri) { 2 } else { 4 };
@@ -41,7 +41,7 @@ macro_rules! stress {
                 $expected
             }
 
-            fn fetch_add<S: Scope>() {
+            fn fetch_add<S: PlainScope>() {
                 let a = Atomic::<T, S>::new(Default::default());
                 on_threads(|t| {
                     // A different (valid) ordering per thread.
@@ -53,7 +53,7 @@ macro_rules! stress {
                 assert_eq!(a.into_inner(), expected_value());
             }
 
-            fn cas_loop<S: Scope>() {
+            fn cas_loop<S: PlainScope>() {
                 let a = Atomic::<T, S>::new(Default::default());
                 on_threads(|t| {
                     for i in 0..ITERS {
@@ -76,7 +76,7 @@ macro_rules! stress {
                 assert_eq!(a.into_inner(), expected_value());
             }
 
-            fn fetch_update<S: Scope>() {
+            fn fetch_update<S: PlainScope>() {
                 let a = Atomic::<T, S>::new(Default::default());
                 on_threads(|_| {
                     for _ in 0..ITERS {
@@ -88,7 +88,7 @@ macro_rules! stress {
             }
 
             $(
-            fn reduce<S: Scope>() {
+            fn reduce<S: PlainScope>() {
                 let a = Atomic::<T, S>::new(Default::default());
                 on_threads(|t| {
                     let order = [Relaxed, Release][t % 2];
@@ -166,7 +166,7 @@ fn wrapped_totals() {
 }
 
 /// Subtraction back down to zero, concurrently with additions: the result is exactly zero.
-fn add_and_sub<S: Scope>() {
+fn add_and_sub<S: PlainScope>() {
     let a = Atomic::<i64, S>::new(0);
     let f = Atomic::<f64, S>::new(0.0);
     on_threads(|t| {
@@ -195,7 +195,7 @@ fn add_and_sub_every_scope() {
 
 /// `fetch_xor(true)` and `fetch_not` toggle; an even number of toggles leaves `false`, and exactly
 /// half of all toggles saw `true`.
-fn bool_toggles<S: Scope>() {
+fn bool_toggles<S: PlainScope>() {
     let b = Atomic::<bool, S>::new(false);
     let seen_true = Atomic::<u64, S>::new(0);
     on_threads(|t| {
@@ -225,7 +225,7 @@ fn bool_toggles_every_scope() {
 }
 
 /// Pointer bumps by `fetch_ptr_add(1)` (8 bytes each) and `fetch_byte_add(8)` from null.
-fn ptr_bumps<S: Scope>() {
+fn ptr_bumps<S: PlainScope>() {
     let p = Atomic::<*mut u64, S>::new(std::ptr::null_mut());
     on_threads(|t| {
         for _ in 0..ITERS {

@@ -8,7 +8,8 @@ use proptest::prelude::*;
 use proptest::sample::select;
 use proptest::test_runner::RngAlgorithm;
 use scoped_atomics::{
-    Atomic, AtomicInteger, AtomicReadRef, AtomicRef, Block, Device, Ordering, Scope, System, Thread,
+    Atomic, AtomicInteger, AtomicReadRef, AtomicRef, Block, Device, Ordering, PlainScope, System,
+    Thread,
 };
 use std::sync::Mutex;
 
@@ -121,7 +122,7 @@ impl Wide for i128 {
 }
 
 /// Runs `op` on `a` and on the reference `r`; both must return the same and leave the same.
-fn step<T: Wide, S: Scope>(a: &Atomic<T, S>, r: &mut u128, op: Op) {
+fn step<T: Wide, S: PlainScope>(a: &Atomic<T, S>, r: &mut u128, op: Op) {
     let t = T::from_bits;
     let old = *r;
     let min = T::reference_min;
@@ -184,7 +185,7 @@ fn step<T: Wide, S: Scope>(a: &Atomic<T, S>, r: &mut u128, op: Op) {
 }
 
 /// Runs `ops` through every way of reaching a 128-bit location.
-fn run<T: Wide, S: Scope>(init: u128, ops: &[Op]) {
+fn run<T: Wide, S: scoped_atomics::PlainScope>(init: u128, ops: &[Op]) {
     let mut r = init;
     let a = Atomic::<T, S>::new(T::from_bits(init));
     for (i, &op) in ops.iter().enumerate() {
@@ -378,7 +379,7 @@ fn invalid_failure_ordering_panics_with_cores_message() {
 /// Generic code over the value type runs unchanged on 128 bits.
 #[test]
 fn generic_code_takes_128_bit_integers() {
-    fn ticket<T: AtomicInteger, S: Scope>(next: &Atomic<T, S>, one: T) -> T {
+    fn ticket<T: AtomicInteger, S: PlainScope>(next: &Atomic<T, S>, one: T) -> T {
         next.fetch_or(one, Relaxed);
         next.fetch_add(one, AcqRel)
     }

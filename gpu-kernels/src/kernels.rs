@@ -89,7 +89,7 @@ pub unsafe fn message_passing_block_scope_bug(data: *mut u32, flag: *mut u32, re
     unsafe { message_passing_in::<Block>(data, flag, result) }
 }
 
-unsafe fn message_passing_in<S: scoped_atomics::Scope>(
+unsafe fn message_passing_in<S: scoped_atomics::PlainScope>(
     data: *mut u32,
     flag: *mut u32,
     result: *mut u32,

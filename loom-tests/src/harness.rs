@@ -3,7 +3,7 @@
 //! spin loops and memory viewed through `AtomicRef`.
 
 use loom::cell::UnsafeCell;
-use scoped_atomics::{AtomicRef, Scope};
+use scoped_atomics::{AtomicRef, PlainScope};
 use std::collections::BTreeSet;
 use std::fmt::Debug;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -200,7 +200,7 @@ impl<T: scoped_atomics::AtomicPrimitive> Heap<T> {
     }
 
     /// An atomic view of scope `S`.
-    pub fn view<S: Scope>(self) -> AtomicRef<'static, T, S> {
+    pub fn view<S: PlainScope>(self) -> AtomicRef<'static, T, S> {
         // SAFETY: the allocation lives until `free`, which the model calls after joining every
         // thread that made a view; every access meanwhile is through a view of the same size.
         unsafe { AtomicRef::from_ptr(self.0) }

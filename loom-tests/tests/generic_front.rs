@@ -8,14 +8,14 @@ use loom::sync::Arc;
 use loom_tests::{Heap, Plain, model, spin_until};
 use scoped_atomics::model::{Position, set_position, spawn_in};
 use scoped_atomics::{
-    Atomic, AtomicArithmetic, AtomicFlag, AtomicReadRef, Block, Device, Ordering::*, Scope,
+    Atomic, AtomicArithmetic, AtomicFlag, AtomicReadRef, Block, Device, Ordering::*, PlainScope,
 };
 
 const B0: Position = Position::gpu(0, 0);
 const B1: Position = Position::gpu(0, 1);
 
 /// Two blocks add `one` twice each into a generic counter of scope `S`.
-fn generic_sum<T, S: Scope>(one: T, four: T)
+fn generic_sum<T, S: PlainScope>(one: T, four: T)
 where
     T: AtomicArithmetic + PartialEq + core::fmt::Debug + Send + Sync + 'static,
 {
@@ -58,7 +58,7 @@ fn generic_reduction_at_block_scope_across_blocks_is_a_scope_race() {
 }
 
 /// Block 0 writes plain data and sets a flag of scope `S`; block 1 waits for the flag and reads.
-fn flag_publishes<S: Scope>() {
+fn flag_publishes<S: PlainScope>() {
     model(|| {
         set_position(Position::host());
         let flag = Arc::new(AtomicFlag::<S>::new());
@@ -92,7 +92,7 @@ fn flag_at_block_scope_across_blocks_is_a_scope_race() {
 
 /// Block 0 publishes through a heap word viewed with scope `S`; block 1 reads it through a
 /// read-only view of the same scope.
-fn read_only_view_acquires<S: Scope>() {
+fn read_only_view_acquires<S: PlainScope>() {
     model(|| {
         set_position(Position::host());
         let word = Heap::new(0u32);

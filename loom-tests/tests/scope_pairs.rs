@@ -12,7 +12,9 @@
 use loom::sync::Arc;
 use loom_tests::{Heap, Plain, first_failure, spin_until};
 use scoped_atomics::model::{Position, set_position, spawn_in};
-use scoped_atomics::{Atomic, Block, Cluster, Device, Ordering::*, Scope, System, Thread, fence};
+use scoped_atomics::{
+    Atomic, Block, Cluster, Device, Ordering::*, PlainScope, System, Thread, fence,
+};
 
 /// Thread 0 of blocks 0 and 1 of device 0 (one block per cluster, clusters numbered as blocks).
 const B0: Position = Position::gpu(0, 0);
@@ -82,7 +84,7 @@ scope_pairs! {
 }
 
 /// Two blocks `fetch_add` into an `Atomic<u32, S>`.
-fn counter<S: Scope>() {
+fn counter<S: PlainScope>() {
     set_position(Position::host());
     let c = Arc::new(Atomic::<u32, S>::new(0));
     let hs: Vec<_> = [B0, B1]
@@ -99,7 +101,7 @@ fn counter<S: Scope>() {
 }
 
 /// Two blocks increment plain data under a test-and-test-and-set lock of scope `S`.
-fn spin_lock<S: Scope>() {
+fn spin_lock<S: PlainScope>() {
     set_position(Position::host());
     let lock = Arc::new(Atomic::<bool, S>::new(false));
     let data = Arc::new(Plain::new(0u32));
@@ -124,7 +126,7 @@ fn spin_lock<S: Scope>() {
 }
 
 /// Two blocks increment plain data under a compare-exchange lock of scope `S`.
-fn cas_lock<S: Scope>() {
+fn cas_lock<S: PlainScope>() {
     set_position(Position::host());
     let lock = Arc::new(Atomic::<u32, S>::new(0));
     let data = Arc::new(Plain::new(0u32));
@@ -145,7 +147,7 @@ fn cas_lock<S: Scope>() {
 
 /// Message passing from thread 0 of block 0 of device 0 to a thread at `reader`, through plain
 /// data and a flag of scope `S` (release store, acquire load).
-fn mp_to<S: Scope>(reader: Position) -> impl Fn() + Send + Sync + 'static {
+fn mp_to<S: PlainScope>(reader: Position) -> impl Fn() + Send + Sync + 'static {
     move || {
         set_position(Position::host());
         let data = Arc::new(Plain::new(0u32));
@@ -196,7 +198,7 @@ fn cluster_mp(cluster: u32) -> impl Fn() + Send + Sync + 'static {
 }
 
 /// Device-scope release store; the other block acquires with a load of scope `S`.
-fn mp_reader<S: Scope>() {
+fn mp_reader<S: PlainScope>() {
     set_position(Position::host());
     let data = Arc::new(Plain::new(0u32));
     let flag = Arc::new(Atomic::<u32, Device>::new(0));
@@ -221,7 +223,7 @@ fn mp_reader<S: Scope>() {
 
 /// `data = 42; fence::<S>(Release); flag.store(1, Relaxed)` (device-scope flag) in block 0;
 /// `if flag.load(Relaxed) == 1 { fence::<Device>(Acquire); data }` in block 1.
-fn release_fence<S: Scope>() {
+fn release_fence<S: PlainScope>() {
     set_position(Position::host());
     let data = Arc::new(Plain::new(0u32));
     let flag = Arc::new(Atomic::<u32, Device>::new(0));
@@ -248,7 +250,7 @@ fn release_fence<S: Scope>() {
 
 /// `data = 42; flag.store(1, Release)` (device scope) in block 0;
 /// `if flag.load(Relaxed) == 1 { fence::<S>(Acquire); data }` in block 1.
-fn acquire_fence<S: Scope>() {
+fn acquire_fence<S: PlainScope>() {
     set_position(Position::host());
     let data = Arc::new(Plain::new(0u32));
     let flag = Arc::new(Atomic::<u32, Device>::new(0));
@@ -320,7 +322,7 @@ fn phases(wait_for_block: bool) -> impl Fn() + Send + Sync + 'static {
 }
 
 /// Two threads of block 0 `fetch_add` into an `Atomic<u32, S>`.
-fn same_block_counter<S: Scope>() {
+fn same_block_counter<S: PlainScope>() {
     set_position(Position::host());
     let c = Arc::new(Atomic::<u32, S>::new(0));
     let hs: Vec<_> = [B0, B0.thread(1)]
@@ -337,7 +339,7 @@ fn same_block_counter<S: Scope>() {
 }
 
 /// Two blocks `add` (reduction) into an `Atomic<u32, S>`.
-fn reduction<S: Scope>() {
+fn reduction<S: PlainScope>() {
     set_position(Position::host());
     let c = Arc::new(Atomic::<u32, S>::new(0));
     let hs: Vec<_> = [(B0, 1), (B1, 10)]
@@ -353,7 +355,7 @@ fn reduction<S: Scope>() {
 
 /// Each of two blocks writes its partial sum (plain data) and takes a ticket with
 /// `fetch_add(1, AcqRel)` of scope `S`; whoever takes ticket 1 (the last) adds both partials.
-fn last_block<S: Scope>() {
+fn last_block<S: PlainScope>() {
     set_position(Position::host());
     let partial = Arc::new([Plain::new(0u32), Plain::new(0u32)]);
     let tickets = Arc::new(Atomic::<u32, S>::new(0));
@@ -378,7 +380,7 @@ fn last_block<S: Scope>() {
 
 /// SB with `SeqCst` stores and loads on atomics of scope `S`, from two blocks: `r0 == 1 OR
 /// r1 == 1` must hold.
-fn sb_seqcst<S: Scope>() {
+fn sb_seqcst<S: PlainScope>() {
     set_position(Position::host());
     let x = Arc::new(Atomic::<u32, S>::new(0));
     let y = Arc::new(Atomic::<u32, S>::new(0));

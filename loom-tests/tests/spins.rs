@@ -7,7 +7,7 @@
 #![cfg(loom)]
 
 use scoped_atomics::kernel::{Dim3, spin_loop};
-use scoped_atomics::{AtomicRef, Block, Device, Ordering, Scope};
+use scoped_atomics::{AtomicRef, Block, Device, Ordering, PlainScope};
 use scoped_atomics_host::executor::{launch_loom, loom_builder};
 
 /// Kernel memory: a raw pointer the model owns, `Send + Sync` as kernel arguments are.
@@ -23,7 +23,7 @@ unsafe impl<T> Sync for Arg<T> {}
 ///
 /// # Safety
 /// The pointers are valid for atomic `u32` access.
-unsafe fn ticket_lock<S: Scope>(next: *mut u32, serving: *mut u32, counter: *mut u32) {
+unsafe fn ticket_lock<S: PlainScope>(next: *mut u32, serving: *mut u32, counter: *mut u32) {
     // SAFETY: the caller's contract.
     let (next, serving, counter) = unsafe {
         (
@@ -40,7 +40,7 @@ unsafe fn ticket_lock<S: Scope>(next: *mut u32, serving: *mut u32, counter: *mut
     serving.store(ticket + 1, Ordering::Release);
 }
 
-fn ticket_lock_of<S: Scope>(blocks: u32) {
+fn ticket_lock_of<S: PlainScope>(blocks: u32) {
     loom_builder().check(move || {
         let cells = Arg(Box::into_raw(Box::new([0u32; 3])));
         launch_loom(Dim3::x(blocks), Dim3::x(1), move || {

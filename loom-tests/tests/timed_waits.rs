@@ -12,7 +12,7 @@ use loom::sync::Arc;
 use loom_tests::{Plain, model};
 use scoped_atomics::model::{Position, set_position, spawn_in};
 use scoped_atomics::time::Instant;
-use scoped_atomics::{Atomic, Barrier, BinarySemaphore, Block, Device, Ordering, Scope};
+use scoped_atomics::{Atomic, Barrier, BinarySemaphore, Block, Device, Ordering, PlainScope};
 use std::sync::Mutex;
 use std::time::Duration;
 
@@ -106,7 +106,7 @@ fn barrier_try_wait_until_and_try_wait_order_the_data_when_they_succeed() {
 }
 
 /// A thread that never arrives follows the phase with `wait_parity` (and the timed form).
-fn parity_consumer<S: Scope>(positions: [Position; 2], outcomes: &'static Outcomes) {
+fn parity_consumer<S: PlainScope>(positions: [Position; 2], outcomes: &'static Outcomes) {
     model(move || {
         set_position(Position::host());
         let barrier = Arc::new(Barrier::<S>::new(1));

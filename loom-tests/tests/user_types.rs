@@ -6,7 +6,7 @@
 use loom::sync::Arc;
 use loom_tests::{Plain, model, spin_until};
 use scoped_atomics::model::{Position, set_position, spawn_in};
-use scoped_atomics::{Atomic, AtomicValue, Block, Device, Ordering::*, Scope};
+use scoped_atomics::{Atomic, AtomicValue, Block, Device, Ordering::*, PlainScope};
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::NoUninit)]
 #[repr(C)]
@@ -24,11 +24,11 @@ const B1: Position = Position::gpu(0, 1);
 
 /// Block 0 writes plain data and bumps the pair's version with a release compare-exchange;
 /// block 1 spins until it sees the new version (acquire) and reads the data.
-fn pair_publishes<S: Scope>() {
+fn pair_publishes<S: PlainScope>() {
     model(pair_body::<S>);
 }
 
-fn pair_body<S: Scope>() {
+fn pair_body<S: PlainScope>() {
     {
         set_position(Position::host());
         let pair = Arc::new(Atomic::<Pair, S>::new(Pair::default()));

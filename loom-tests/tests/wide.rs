@@ -7,7 +7,7 @@
 use loom::sync::Arc;
 use loom_tests::{Heap, Plain, model, spin_until};
 use scoped_atomics::model::{Position, set_position, spawn_in};
-use scoped_atomics::{Atomic, Block, Device, Ordering::*, Scope};
+use scoped_atomics::{Atomic, Block, Device, Ordering::*, PlainScope};
 
 const B0: Position = Position::gpu(0, 0);
 const B1: Position = Position::gpu(0, 1);
@@ -20,7 +20,7 @@ const fn word(version: u64, payload: u64) -> u128 {
 /// Block 0 writes plain data, then bumps the version of a 128-bit word of scope `S` with a
 /// release compare-exchange; block 1 waits for version 1 with acquire loads and reads the data
 /// and the payload.
-fn versioned_publish<S: Scope>() {
+fn versioned_publish<S: PlainScope>() {
     model(|| {
         set_position(Position::host());
         let slot = Arc::new(Atomic::<u128, S>::new(word(0, u64::MAX)));

@@ -6,7 +6,7 @@
 //! `ptr.rs`). Each method is written and documented once.
 
 use crate::imp::RawAtomic;
-use crate::{AtomicPrimitive, AtomicRef, Scope, System};
+use crate::{AtomicPrimitive, AtomicRef, PlainScope, RescopeFrom, Scope, System};
 use core::fmt;
 use core::marker::PhantomData;
 use core::sync::atomic::Ordering;
@@ -49,7 +49,7 @@ mod ptr;
 /// append-only log that publishes each entry with a release store.
 ///
 /// ```
-/// use scoped_atomics::{Atomic, AtomicPrimitive, Block, Device, Ordering::*, Scope};
+/// use scoped_atomics::{Atomic, AtomicPrimitive, Block, Device, Ordering::*, PlainScope, Scope};
 ///
 /// struct Log<T: AtomicPrimitive, S: Scope, const N: usize> {
 ///     len: Atomic<usize, S>,
@@ -57,7 +57,7 @@ mod ptr;
 ///     ready: [Atomic<bool, S>; N],
 /// }
 ///
-/// impl<T: AtomicPrimitive, S: Scope, const N: usize> Log<T, S, N> {
+/// impl<T: AtomicPrimitive, S: PlainScope, const N: usize> Log<T, S, N> {
 ///     fn new() -> Self {
 ///         let entries = core::array::from_fn(|_| Atomic::default());
 ///         Self { len: Atomic::new(0), entries, ready: core::array::from_fn(|_| Atomic::new(false)) }
@@ -104,9 +104,19 @@ impl<T: AtomicPrimitive, S: Scope> Atomic<T, S> {
     /// counter.with_scope::<Device>().fetch_add(1, Ordering::Release); // publish to the device
     /// assert_eq!(counter.load(Ordering::Relaxed), 2);
     /// ```
+    ///
+    /// The view keeps the atomic's state space, or drops it: an atomic of a plain scope views
+    /// only with plain scopes (a `with_scope::<Shared<Block>>()` of a global atomic would send its
+    /// operations to shared memory), one of `Global<S>` also with `Global<S2>` ([`RescopeFrom`]).
+    ///
+    /// ```compile_fail
+    /// use scoped_atomics::{Atomic, Block, Device, Shared};
+    /// let counter = Atomic::<u32, Device>::new(0);
+    /// let _ = counter.with_scope::<Shared<Block>>(); // error: would promise shared memory
+    /// ```
     #[inline(always)]
     #[cfg_attr(loom, track_caller)]
-    pub fn with_scope<S2: Scope>(&self) -> AtomicRef<'_, T, S2> {
+    pub fn with_scope<S2: RescopeFrom<S>>(&self) -> AtomicRef<'_, T, S2> {
         AtomicRef::from(self.rescoped::<S2>())
     }
 
@@ -126,6 +136,12 @@ macro_rules! const_unless_loom {
         $(#[$m])* $vis const fn $($rest)*
         #[cfg(loom)]
         $(#[$m])* $vis fn $($rest)*
+    };
+    ($(#[$m:meta])* $vis:vis const unsafe fn $($rest:tt)*) => {
+        #[cfg(not(loom))]
+        $(#[$m])* $vis const unsafe fn $($rest)*
+        #[cfg(loom)]
+        $(#[$m])* $vis unsafe fn $($rest)*
     };
 }
 pub(crate) use const_unless_loom;
@@ -163,9 +179,43 @@ impl<T: AtomicPrimitive, S: Scope> Atomic<T, S> {
         /// let x: Atomic<f32> = Atomic::new(1.5); // scope `System`, the default
         /// assert_eq!((HITS.load(Ordering::Relaxed), x.load(Ordering::Relaxed)), (0, 1.5));
         /// ```
+        /// The scope is a plain one ([`PlainScope`]); an atomic whose operations name a state
+        /// space is made with the `unsafe` [`new_in_space`](Self::new_in_space).
         #[inline(always)]
         #[must_use]
-        pub const fn new(value: T) -> Self {
+        pub const fn new(value: T) -> Self
+        where
+            S: PlainScope,
+        {
+            // SAFETY: a plain scope promises no state space.
+            unsafe { Self::new_in_space(value) }
+        }
+    }
+
+    const_unless_loom! {
+        /// Creates a new atomic holding `value`, of any scope — also one on a state space
+        /// ([`Global<S>`](crate::Global), [`Shared<S>`](crate::Shared)), whose operations name
+        /// `.global` or `.shared`: for a device `static` (global memory) or an atomic written
+        /// into a [`block_shared!`](crate::block_shared) array. For a plain scope it is
+        /// [`new`](Self::new).
+        ///
+        /// # Safety
+        /// If `S` has a state space ([`Scope::SPACE`] is not `Generic`), every operation on the
+        /// atomic is made while it lies in memory of that space: in global memory (a `static`,
+        /// or memory from `cudaMalloc`) for `Global<S>`, in the shared memory of the calling
+        /// thread's block for `Shared<S>`. A value that is moved elsewhere (the stack, a local)
+        /// is not operated on there. On the host and under loom the space changes nothing.
+        ///
+        /// ```
+        /// use scoped_atomics::{Atomic, Device, Global, Ordering};
+        /// // SAFETY: a `static` lives in global memory on the device and is never moved.
+        /// static HITS: Atomic<u32, Global<Device>> = unsafe { Atomic::new_in_space(0) };
+        /// HITS.add(1, Ordering::Relaxed); // `red.relaxed.gpu.global.add.u32` on the device
+        /// assert_eq!(HITS.load(Ordering::Relaxed), 1);
+        /// ```
+        #[inline(always)]
+        #[must_use]
+        pub const unsafe fn new_in_space(value: T) -> Self {
             #[cfg(not(loom))]
             // SAFETY: without loom the storage is the `core::sync::atomic` type of `T`'s width,
             // which holds `T`'s bits as they are (`AtomicU32` holds an `f32` as its bits,
@@ -201,7 +251,11 @@ impl<T: AtomicPrimitive, S: Scope> Atomic<T, S> {
     /// As for `core::sync::atomic`: `ptr` is aligned to `align_of::<Self>()` and valid for reads
     /// and writes for `'a`; while the returned reference lives, every access to the location is
     /// atomic and of this size (the PTX model gives mixed-size races no guarantees, PTX ISA
-    /// 8.7.2). Not available under `--cfg loom`.
+    /// 8.7.2). If `S` has a state space ([`Global<S>`](crate::Global),
+    /// [`Shared<S>`](crate::Shared)), `ptr` is a generic address of memory in that space (global
+    /// memory; the calling thread's block's shared memory): the operations name the space, and
+    /// on other memory they read and write another location or fault. Not available under
+    /// `--cfg loom`.
     ///
     /// ```
     /// use scoped_atomics::{Atomic, Device, Ordering};
@@ -231,7 +285,10 @@ impl<T: AtomicPrimitive, S: Scope> Atomic<T, S> {
     #[cfg(not(loom))]
     #[inline(always)]
     #[cfg_attr(loom, track_caller)]
-    pub fn from_mut(value: &mut T) -> &mut Self {
+    pub fn from_mut(value: &mut T) -> &mut Self
+    where
+        S: PlainScope,
+    {
         const { assert!(core::mem::align_of::<T>() >= core::mem::align_of::<Self>()) };
         // SAFETY: same size and (checked above) sufficient alignment; the exclusive borrow is
         // handed on, so no other access exists while the result lives.
@@ -251,7 +308,10 @@ impl<T: AtomicPrimitive, S: Scope> Atomic<T, S> {
     #[cfg(not(loom))]
     #[inline(always)]
     #[cfg_attr(loom, track_caller)]
-    pub fn from_mut_slice(values: &mut [T]) -> &mut [Self] {
+    pub fn from_mut_slice(values: &mut [T]) -> &mut [Self]
+    where
+        S: PlainScope,
+    {
         const { assert!(core::mem::align_of::<T>() >= core::mem::align_of::<Self>()) };
         // SAFETY: as for `from_mut`, element by element; the length is unchanged.
         unsafe { &mut *(values as *mut [T] as *mut [Self]) }
@@ -607,7 +667,7 @@ impl<T: AtomicPrimitive + fmt::Debug, S: Scope> fmt::Debug for Atomic<T, S> {
     }
 }
 
-impl<T: AtomicPrimitive, S: Scope> From<T> for Atomic<T, S> {
+impl<T: AtomicPrimitive, S: PlainScope> From<T> for Atomic<T, S> {
     /// Same as [`Atomic::new`].
     #[inline(always)]
     fn from(value: T) -> Self {
@@ -615,7 +675,7 @@ impl<T: AtomicPrimitive, S: Scope> From<T> for Atomic<T, S> {
     }
 }
 
-impl<T: AtomicPrimitive, S: Scope> Default for Atomic<T, S> {
+impl<T: AtomicPrimitive, S: PlainScope> Default for Atomic<T, S> {
     /// An atomic holding zero, `false` or a null pointer, as `core`'s atomics (an
     /// [`AtomicValue`](crate::AtomicValue)'s `default()`).
     #[inline(always)]

@@ -70,20 +70,48 @@ enum Mode {
     Xor,
 }
 
-/// The source lane of `lane` for a shuffle of `mode` with operand `b` within segments of
-/// `width` lanes: the lane itself where the source would leave the segment (CUDA's rule). The
-/// host emulation's; on the device `shfl.sync` computes it.
+/// The `c` operand of `shfl.sync` for segments of `width` lanes (a power of two of at most 32),
+/// as CUDA's intrinsics pass it: the segment mask `32 - width` in bits 12..8, and the clamp lane
+/// in bits 4..0 — 0 for `.up` (the lowest lane a source may be, relative to the segment), 31 for
+/// the other modes (the highest).
+#[inline(always)]
+const fn clamp_operand(mode: Mode, width: u32) -> u32 {
+    ((32 - width) << 8) | if matches!(mode, Mode::Up) { 0 } else { 0x1f }
+}
+
+/// The source lane of `lane` for a `shfl.sync` of `mode` with operands `b` and `c`: the PTX ISA's
+/// pseudo-code of `shfl.sync`, step by step. Only `b[4:0]`, `c[4:0]` (the clamp) and `c[12:8]`
+/// (the segment mask) count. Where the computed lane is out of range the lane reads its own value.
+/// `.bfly`'s only bound is the segment's top (`j <= maxLane`), so `lane ^ b` may be a lane
+/// *below* the segment (CUDA: "able to access elements from earlier groups"). The host
+/// emulation's; on the device `shfl.sync` computes it.
 #[cfg(not(target_arch = "nvptx64"))]
-fn source_lane(mode: Mode, lane: u32, b: u32, width: u32) -> u32 {
-    let segment = lane & !(width - 1);
-    let offset = lane & (width - 1);
-    match mode {
-        Mode::Idx => segment + (b & (width - 1)),
-        Mode::Up if offset >= b => lane - b,
-        Mode::Down if offset.checked_add(b).is_some_and(|o| o < width) => lane + b,
-        Mode::Xor if (lane ^ b) & !(width - 1) == segment && lane ^ b < 32 => lane ^ b,
-        _ => lane,
-    }
+fn source_lane(mode: Mode, lane: u32, b: u32, c: u32) -> u32 {
+    let bval = b & 0x1f;
+    let cval = c & 0x1f;
+    let segmask = (c >> 8) & 0x1f;
+    let max_lane = (lane & segmask) | (cval & !segmask);
+    let min_lane = lane & segmask;
+    // `j` as a signed number: `.up`'s `lane - bval` may be negative.
+    let (j, in_range) = match mode {
+        Mode::Up => {
+            let j = lane as i32 - bval as i32;
+            (j, j >= max_lane as i32)
+        }
+        Mode::Down => {
+            let j = (lane + bval) as i32;
+            (j, j <= max_lane as i32)
+        }
+        Mode::Xor => {
+            let j = (lane ^ bval) as i32;
+            (j, j <= max_lane as i32)
+        }
+        Mode::Idx => {
+            let j = (min_lane | (bval & !segmask)) as i32;
+            (j, j <= max_lane as i32)
+        }
+    };
+    if in_range { j as u32 } else { lane }
 }
 
 #[cfg(not(target_arch = "nvptx64"))]
@@ -94,7 +122,7 @@ fn shuffle<T: ShuffleValue>(name: &str, mode: Mode, mask: u32, value: T, b: u32,
         "{name}: width {width} is not a power of two of at most 32"
     );
     let (lane, values) = emulation::warp_exchange(name, mask, value.to_bits());
-    let source = source_lane(mode, lane, b, width);
+    let source = source_lane(mode, lane, b, clamp_operand(mode, width));
     assert!(
         mask & (1 << source) != 0,
         "{name}: lane {lane} reads lane {source}, which is not in mask {mask:#010x}"
@@ -108,7 +136,7 @@ fn shuffle<T: ShuffleValue>(_: &str, mode: Mode, mask: u32, value: T, b: u32, wi
     if width == 0 || width > 32 || !width.is_power_of_two() {
         device::trap();
     }
-    let clamp = ((32 - width) << 8) | if matches!(mode, Mode::Up) { 0 } else { 0x1f };
+    let clamp = clamp_operand(mode, width);
     let bits = value.to_bits();
     let low = device::shfl(mode, mask, bits as u32, b, clamp);
     let high = if T::WIDE {
@@ -120,7 +148,8 @@ fn shuffle<T: ShuffleValue>(_: &str, mode: Mode, mask: u32, value: T, b: u32, wi
 }
 
 /// `__shfl_sync(mask, value, src_lane, width)`: the `value` of lane `src_lane` (modulo `width`)
-/// of this lane's segment of `width` lanes (`shfl.sync.idx`). Every lane of `mask` must call it
+/// of this lane's segment of `width` lanes (`shfl.sync.idx`; only `src_lane`'s low five bits
+/// count, as on the device). Every lane of `mask` must call it
 /// with the same mask; `width` is a power of two of at most 32 (32: the whole warp).
 ///
 /// # Panics
@@ -141,7 +170,8 @@ pub fn shfl_sync<T: ShuffleValue>(mask: u32, value: T, src_lane: u32, width: u32
 }
 
 /// `__shfl_up_sync(mask, value, delta, width)`: the `value` of lane `lane - delta`, or this
-/// lane's own where that is outside its segment of `width` lanes (`shfl.sync.up`).
+/// lane's own where that is below its segment of `width` lanes (`shfl.sync.up`). As on the
+/// device, only `delta`'s low five bits count (a delta of 33 is one of 1).
 ///
 /// # Panics
 /// As [`shfl_sync`].
@@ -169,7 +199,8 @@ pub fn shfl_up_sync<T: ShuffleValue>(mask: u32, value: T, delta: u32, width: u32
 }
 
 /// `__shfl_down_sync(mask, value, delta, width)`: the `value` of lane `lane + delta`, or this
-/// lane's own where that is outside its segment of `width` lanes (`shfl.sync.down`).
+/// lane's own where that is above its segment of `width` lanes (`shfl.sync.down`). As on the
+/// device, only `delta`'s low five bits count.
 ///
 /// # Panics
 /// As [`shfl_sync`].
@@ -196,7 +227,10 @@ pub fn shfl_down_sync<T: ShuffleValue>(mask: u32, value: T, delta: u32, width: u
 }
 
 /// `__shfl_xor_sync(mask, value, lane_mask, width)`: the `value` of lane `lane ^ lane_mask`,
-/// or this lane's own where that is outside its segment of `width` lanes (`shfl.sync.bfly`).
+/// or this lane's own where that is above its segment of `width` lanes (`shfl.sync.bfly`). A
+/// lane *below* the segment is read, as on the device (CUDA: "able to access elements from
+/// earlier groups"): `shfl_xor_sync(FULL_WARP, lane, 4, 4)` is `0 1 2 3 0 1 2 3 8 9 …`. Only
+/// `lane_mask`'s low five bits count.
 ///
 /// # Panics
 /// As [`shfl_sync`].
@@ -695,18 +729,46 @@ mod device {
 
 #[cfg(test)]
 mod tests {
-    use super::{Mode, source_lane};
+    use super::{Mode, clamp_operand, source_lane};
+    use std::vec::Vec;
+
+    /// The source lane of `lane` for the CUDA intrinsic of `mode` with `b` and `width`.
+    fn source(mode: Mode, lane: u32, b: u32, width: u32) -> u32 {
+        source_lane(mode, lane, b, clamp_operand(mode, width))
+    }
 
     #[test]
-    fn source_lanes_follow_cudas_segment_rules() {
-        assert_eq!(source_lane(Mode::Idx, 5, 2, 32), 2);
-        assert_eq!(source_lane(Mode::Idx, 5, 9, 4), 5); // lane 1 of the segment 4..8
-        assert_eq!(source_lane(Mode::Up, 5, 2, 4), 5); // 5 - 2 leaves the segment 4..8
-        assert_eq!(source_lane(Mode::Up, 7, 2, 4), 5);
-        assert_eq!(source_lane(Mode::Down, 5, 2, 4), 7);
-        assert_eq!(source_lane(Mode::Down, 6, 2, 4), 6);
-        assert_eq!(source_lane(Mode::Xor, 5, 1, 32), 4);
-        assert_eq!(source_lane(Mode::Xor, 5, 4, 4), 5); // 1 leaves the segment 4..8
-        assert_eq!(source_lane(Mode::Xor, 5, 32, 32), 5);
+    fn source_lanes_follow_the_isa_pseudo_code() {
+        assert_eq!(source(Mode::Idx, 5, 2, 32), 2);
+        assert_eq!(source(Mode::Idx, 5, 9, 4), 5); // lane 1 of the segment 4..8
+        assert_eq!(source(Mode::Up, 5, 2, 4), 5); // 5 - 2 leaves the segment 4..8
+        assert_eq!(source(Mode::Up, 7, 2, 4), 5);
+        assert_eq!(source(Mode::Down, 5, 2, 4), 7);
+        assert_eq!(source(Mode::Down, 6, 2, 4), 6);
+        assert_eq!(source(Mode::Xor, 5, 1, 32), 4);
+        assert_eq!(source(Mode::Xor, 5, 32, 32), 5); // b[4:0] = 0
+    }
+
+    /// Issue 29, item 4: `.bfly` bounds the source lane only by the segment's top, so
+    /// `shfl_xor_sync(FULL_WARP, lane, 4, 4)` reads the lane 4 below in the upper half of each
+    /// 8 lanes (`0 1 2 3 0 1 2 3 8 9 …` on the device); the old emulation returned the lane's own.
+    #[test]
+    fn a_butterfly_reads_below_its_segment() {
+        let lanes: Vec<u32> = (0..32).map(|lane| source(Mode::Xor, lane, 4, 4)).collect();
+        let expected: Vec<u32> = (0..32)
+            .map(|lane| if lane & 4 != 0 { lane - 4 } else { lane })
+            .collect();
+        assert_eq!(lanes, expected);
+        assert_eq!(&lanes[..10], &[0, 1, 2, 3, 0, 1, 2, 3, 8, 9]);
+    }
+
+    /// Issue 29, item 4: only `b[4:0]` counts: a delta of 33 is a delta of 1, a lane mask of 36
+    /// is one of 4, a source lane of 34 is lane 2.
+    #[test]
+    fn only_the_low_five_bits_of_b_count() {
+        assert_eq!(source(Mode::Up, 5, 33, 32), 4);
+        assert_eq!(source(Mode::Down, 5, 33, 32), 6);
+        assert_eq!(source(Mode::Xor, 1, 36, 32), 5);
+        assert_eq!(source(Mode::Idx, 9, 34, 32), 2);
     }
 }

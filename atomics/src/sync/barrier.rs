@@ -66,7 +66,7 @@ mod shared;
 pub use shared::SharedBarrier;
 
 use super::message::Message;
-use crate::{Atomic, CompletionScope, Scope, System};
+use crate::{Atomic, CompletionScope, PlainScope, Scope, System};
 use core::cell::UnsafeCell;
 use core::fmt;
 use core::sync::atomic::Ordering::Relaxed;
@@ -84,6 +84,17 @@ const MAX: u32 = (1 << 31) - 1;
 /// object (see `mbarrier.rs`; the phase word then holds `MBARRIER | expected`); never set
 /// elsewhere, since the phase of a `Barrier<Block>` wraps at 2³¹ ([`phase_mask`]).
 pub(super) const MBARRIER: u32 = 1 << 31;
+
+/// [`Barrier::max`] of scope `S`: [`MAX`], except for a `Barrier<Block>` on sm_80+, where it is
+/// what an `mbarrier` holds (2²⁰ − 1).
+#[inline(always)]
+pub(super) const fn max_of<S: Scope>() -> u32 {
+    #[cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]
+    if matches!(S::KIND, crate::ScopeKind::Block) {
+        return super::mbarrier::MAX;
+    }
+    MAX
+}
 
 /// The count word of a phase with `missing` arrivals to go and `expected` for the next ones.
 #[inline(always)]
@@ -236,6 +247,11 @@ pub struct ArrivalToken {
     /// Whether the barrier is a hardware `mbarrier` (fixed when it is initialised), so that a
     /// wait dispatches on the token instead of loading the phase word again.
     pub(super) hardware: bool,
+    /// The address of the barrier that made the token: a wait checks it, so that a token is
+    /// only ever tested by its own barrier (another barrier's `mbarrier.test_wait` of it, or a
+    /// hardware token on a barrier in global memory, would be undefined PTX). When the arrival
+    /// and the wait are inlined on the same barrier, the check folds away.
+    pub(super) barrier: usize,
 }
 
 impl<S: Scope> Barrier<S> {
@@ -253,32 +269,70 @@ impl<S: Scope> Barrier<S> {
         /// ```
         #[track_caller]
         #[must_use]
-        pub const fn new(expected: u32) -> Self {
-            Self::build(expected, NoCompletion)
+        pub const fn new(expected: u32) -> Self
+        where
+            S: PlainScope,
+        {
+            // SAFETY: a plain scope promises no state space.
+            unsafe { Self::build(expected, NoCompletion) }
+        }
+    }
+
+    crate::atomic::const_unless_loom! {
+        /// A barrier whose phases each wait for `expected` arrivals, of any scope — also one on
+        /// a state space ([`Global<S>`](crate::Global), [`Shared<S>`](crate::Shared)), whose
+        /// operations name `.global` or `.shared`: for a device `static` (global memory). For a
+        /// plain scope it is [`new`](Self::new).
+        ///
+        /// # Safety
+        /// As for [`Atomic::new_in_space`](crate::Atomic::new_in_space): if `S` has a state
+        /// space, every operation on the barrier is made while it lies in memory of that space.
+        ///
+        /// # Panics
+        /// As [`new`](Self::new).
+        ///
+        /// ```
+        /// use scoped_atomics::{Barrier, Device, Global};
+        /// // SAFETY: a `static` lives in global memory on the device and is never moved.
+        /// static GRID_BARRIER: Barrier<Global<Device>> = unsafe { Barrier::new_in_space(1) };
+        /// GRID_BARRIER.arrive_and_wait();
+        /// ```
+        #[track_caller]
+        #[must_use]
+        pub const unsafe fn new_in_space(expected: u32) -> Self {
+            // SAFETY: the caller's contract.
+            unsafe { Self::build(expected, NoCompletion) }
         }
     }
 }
 
 impl<S: Scope, F> Barrier<S, F> {
     crate::atomic::const_unless_loom! {
+        /// # Safety
+        /// As for [`Atomic::new_in_space`]: if `S` has a state space, the barrier is only
+        /// operated on in memory of that space.
         #[track_caller]
-        const fn build(expected: u32, completion: F) -> Self {
+        const unsafe fn build(expected: u32, completion: F) -> Self {
             if expected == 0 {
                 Message::new()
                     .text("Barrier::new: the expected count is 0; a barrier needs at least 1 arrival per phase")
                     .panic()
             }
-            if expected > MAX {
+            // `max()`, so that `new` takes what `max()` says (2^20 - 1 for a block barrier on
+            // sm_80+, whose `init_in_place` may make the hardware barrier).
+            if expected > max_of::<S>() {
                 Message::new()
                     .text("Barrier::new: the expected count ")
                     .num(expected as u64)
                     .text(" is above Barrier::max() = ")
-                    .num(MAX as u64)
+                    .num(max_of::<S>() as u64)
                     .panic()
             }
             Self {
-                state: Atomic::<u64, S>::new(word(expected, expected)),
-                phase: Atomic::<u32, S>::new(0),
+                // SAFETY: the caller's contract (the space).
+                state: unsafe { Atomic::<u64, S>::new_in_space(word(expected, expected)) },
+                // SAFETY: as above.
+                phase: unsafe { Atomic::<u32, S>::new_in_space(0) },
                 completion: UnsafeCell::new(completion),
             }
         }
@@ -342,7 +396,8 @@ impl<S: Scope, F> Barrier<S, F> {
             S: CompletionScope,
             F: FnMut(),
         {
-            Self::build(expected, completion)
+            // SAFETY: a plain scope promises no state space.
+            unsafe { Self::build(expected, completion) }
         }
     }
 }
@@ -360,6 +415,41 @@ pub(super) fn check_token<S: Scope>(phase: u32, now: u32) {
     if distance > 1 {
         stale_token(phase, now)
     }
+}
+
+/// Checks that `token` was made by the barrier at `barrier` (`name` is the waiting method, for
+/// the message): on the device a predicated `trap` (nothing where the compiler sees the token
+/// come from the same barrier), on the host a panic with both addresses.
+#[inline(always)]
+#[track_caller]
+pub(super) fn check_owner(token: &ArrivalToken, barrier: usize, name: &str) {
+    #[cfg(target_arch = "nvptx64")]
+    {
+        let _ = name;
+        let same = token.barrier == barrier;
+        if !(core::intrinsics::is_val_statically_known(same) && same) {
+            crate::sync::device_check::trap_if_ne(token.barrier as u64, barrier as u64);
+        }
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    if token.barrier != barrier {
+        foreign_token(name, token.barrier, barrier)
+    }
+}
+
+/// The misuse a wait reports: a token of the barrier at `owner` waited on at `barrier`.
+#[cfg(not(target_arch = "nvptx64"))]
+#[cold]
+#[track_caller]
+fn foreign_token(name: &str, owner: usize, barrier: usize) -> ! {
+    Message::new()
+        .text(name)
+        .text(": the token was made by the barrier at address ")
+        .num(owner as u64)
+        .text(", not by this one at address ")
+        .num(barrier as u64)
+        .text("; a token may be waited on only at the barrier it arrived at")
+        .panic()
 }
 
 /// The misuse `wait` reports: a token `phase` waited on in phase `now`.
@@ -387,6 +477,12 @@ pub(super) type Hardware = core::convert::Infallible;
 /// (`[p+8]`, see `imp::word_after`): every path of the barrier has that register already, and
 /// ptxas's register-plus-offset form saves an `add` of the address in each.
 impl<S: Scope, F> Barrier<S, F> {
+    /// The barrier's address, which its tokens carry ([`check_owner`]).
+    #[inline(always)]
+    pub(super) fn address(&self) -> usize {
+        (self as *const Self).addr()
+    }
+
     /// The phase word, loaded with `order` (`Relaxed` or `Acquire`).
     #[inline(always)]
     pub(super) fn load_phase(&self, order: core::sync::atomic::Ordering) -> u32 {
@@ -469,8 +565,9 @@ impl<S: Scope, F: BarrierCompletion> Barrier<S, F> {
 impl<S: Scope, F> fmt::Debug for Barrier<S, F> {
     /// The phase, the arrivals still missing in it, and the expected count of the next phases
     /// (relaxed loads). For a hardware barrier (`init_in_place` in shared memory on sm_80+), only
-    /// `Barrier { mbarrier: true, expected: N, .. }` with the expected count it was initialised
-    /// with: its state word may be read by `mbarrier` instructions alone.
+    /// `Barrier { mbarrier: true, expected: N, .. }` with the participants left (the expected
+    /// count it was initialised with, less the drops): its state word may be read by `mbarrier`
+    /// instructions alone.
     ///
     /// ```
     /// use scoped_atomics::{Barrier, Block};

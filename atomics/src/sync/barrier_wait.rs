@@ -30,7 +30,7 @@
 //! libcu++ gives none, and the hardware token is the `mbarrier` state, whose encoding is
 //! unspecified by the PTX ISA: the parity of a token's phase cannot be read from it portably.
 
-use super::barrier::check_token;
+use super::barrier::{check_owner, check_token};
 #[cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]
 use super::mbarrier::{self, Phase};
 use super::wait::{Deadline as Timer, key, wait_until};
@@ -80,11 +80,12 @@ impl<S: Scope, F: BarrierCompletion> Barrier<S, F> {
     pub fn try_wait(&self, token: impl Borrow<ArrivalToken>) -> bool {
         let token = token.borrow();
         super::debug_assert_not_local(self);
+        check_owner(token, self.address(), "Barrier::try_wait");
         if token.completed {
             return true;
         }
         #[cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]
-        if token.hardware {
+        if matches!(S::KIND, crate::ScopeKind::Block) && token.hardware {
             // SAFETY: the token's arrival found an initialised `mbarrier` in block-shared memory;
             // the token is of the current or the preceding phase (the caller's side of `wait`).
             return unsafe { mbarrier::try_once(self.object(), Phase::Token(token.token)) };
@@ -120,11 +121,12 @@ impl<S: Scope, F: BarrierCompletion> Barrier<S, F> {
     pub fn try_wait_for(&self, token: impl Borrow<ArrivalToken>, timeout: Duration) -> bool {
         let token = token.borrow();
         super::debug_assert_not_local(self);
+        check_owner(token, self.address(), "Barrier::try_wait_for");
         if token.completed {
             return true;
         }
         #[cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]
-        if token.hardware {
+        if matches!(S::KIND, crate::ScopeKind::Block) && token.hardware {
             // SAFETY: as in `try_wait`.
             return unsafe {
                 mbarrier::wait_for(self.object(), Phase::Token(token.token), timeout)

@@ -10,7 +10,7 @@
 
 use super::message::Message;
 use super::wait::{key, wait_until, wake_all};
-use crate::{Atomic, Scope, System};
+use crate::{Atomic, PlainScope, Scope, System};
 use core::fmt;
 use core::sync::atomic::Ordering::{Acquire, Relaxed, Release};
 
@@ -65,7 +65,39 @@ impl<S: Scope> Latch<S> {
         /// ```
         #[track_caller]
         #[must_use]
-        pub const fn new(expected: u32) -> Self {
+        pub const fn new(expected: u32) -> Self
+        where
+            S: PlainScope,
+        {
+            // SAFETY: a plain scope promises no state space.
+            unsafe { Self::new_in_space(expected) }
+        }
+    }
+
+    crate::atomic::const_unless_loom! {
+        /// A latch that opens after `expected` count-downs, of any scope — also one on a state space ([`Global<S>`](crate::Global),
+        /// [`Shared<S>`](crate::Shared)), whose operations name `.global` or `.shared`: for a
+        /// device `static` (global memory) or one written into a
+        /// [`block_shared!`](crate::block_shared) array. For a plain scope it is
+        /// [`new`](Self::new).
+        ///
+        /// # Safety
+        /// As for [`Atomic::new_in_space`](crate::Atomic::new_in_space): if `S` has a state
+        /// space, every operation on the latch is made while it lies in memory of that space.
+        ///
+        /// # Panics
+        /// As [`new`](Self::new).
+        ///
+        /// ```
+        /// use scoped_atomics::{Device, Global, Latch};
+        /// // SAFETY: a `static` lives in global memory on the device and is never moved.
+        /// static DONE: Latch<Global<Device>> = unsafe { Latch::new_in_space(1) };
+        /// DONE.count_down(1);
+        /// assert!(DONE.try_wait());
+        /// ```
+        #[track_caller]
+        #[must_use]
+        pub const unsafe fn new_in_space(expected: u32) -> Self {
             if expected > MAX {
                 Message::new()
                     .text("Latch::new: the expected count ")
@@ -74,7 +106,8 @@ impl<S: Scope> Latch<S> {
                     .num(MAX as u64)
                     .panic()
             }
-            Self { count: Atomic::<u32, S>::new(expected) }
+            // SAFETY: the caller's contract (the space).
+            Self { count: unsafe { Atomic::<u32, S>::new_in_space(expected) } }
         }
     }
 

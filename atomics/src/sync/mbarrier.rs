@@ -20,7 +20,9 @@
 //!
 //! What the hardware does not do, and so this path does not either: a completion function (only
 //! `init_in_place`, which has none, selects it), and detecting more arrivals in a phase than
-//! expected (the generic barrier panics; here the phase just completes early, as with libcu++).
+//! expected. Such an excess arrival is **undefined** on the hardware (PTX: the pending count
+//! must not go below zero; the simulator reports it as a fault): it is not an early completion
+//! of the phase. The generic barrier detects it and panics (traps).
 
 #![cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]
 

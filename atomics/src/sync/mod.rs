@@ -83,16 +83,21 @@
 //!   checks again, so loom explores both its success and its timeout.
 //!
 //! # Design of each primitive
-//! * [`Barrier`]: one `Atomic<u64, S>` holds the phase (32 bits), a guard bit and the arrivals
-//!   still missing in the phase (31 bits), so [`Barrier::max`] is 2³¹ − 1. An arrival is one
-//!   `fetch_sub` (`AcqRel`); the last arriver runs the completion, then stores the next phase with
-//!   its full count (`Release`); waiters watch the phase (`Acquire`). The guard bit absorbs the
-//!   borrow of an excess arrival, so it is detected without corrupting the phase. The expected
-//!   count of the next phases, which `arrive_and_drop` decrements, is a second `Atomic<u32, S>`.
+//! * [`Barrier`]: two words. The *count word*, one `Atomic<u64, S>`, holds the arrivals still
+//!   missing in the phase (31 bits) under a guard bit, and the expected count of the phases to
+//!   come (31 bits, which `arrive_and_drop` lowers in the same atomic as its arrival), so
+//!   [`Barrier::max`] is 2³¹ − 1 on the generic path. The *phase word*, an `Atomic<u32, S>` 8
+//!   bytes on, holds the phase number. An arrival is one `fetch_sub` of the count word
+//!   (`AcqRel`); the guard bit absorbs the borrow of an excess arrival, so it is detected without
+//!   touching the expected count or the phase. The last arriver runs the completion, adds the
+//!   expected count back to the missing arrivals, then stores the next phase in the phase word
+//!   (`Release`); waiters watch the phase word (`Acquire`), and a token is the phase word read
+//!   before the arrival. The module documentation of `barrier.rs` draws the words.
 //!   The completion `F` lives in an `UnsafeCell`: only the last arriver of a phase calls it, and
 //!   the phases are ordered by the barrier's own release/acquire chain, so calls never overlap.
 //!   Without a completion `F` is [`NoCompletion`], zero-sized: nothing is stored and nothing is
-//!   called, so a barrier built on one processor is valid on the other (`#[repr(C)]`, 16 bytes).
+//!   called, so a barrier built on one processor is valid on the other (`#[repr(C)]`, 16 bytes:
+//!   the count word and the phase word).
 //!   A completion is a type-level choice, open only to the scopes of one processor
 //!   ([`CompletionScope`](crate::CompletionScope): not `System`), and runs on the thread of the
 //!   phase's last arrival.
@@ -138,12 +143,34 @@
 //!   look at the barrier after it (no test of the fresh token, which PTX leaves undefined once
 //!   the barrier is two phases on), so a fire-and-forget `let _ = b.arrive()` is the
 //!   `mbarrier.arrive` alone.
+//! * **Phases observed (hardware only).** PTX requires that each phase of an `mbarrier` be seen
+//!   complete by a wait — an `mbarrier.test_wait`/`try_wait` that returns true — before any
+//!   arrival in the next phase. So on the hardware barrier a thread arrives in phase *k* + 1 only
+//!   after a `wait` (or `try_wait` returning `true`, or `arrive_and_wait`) of some thread returned
+//!   for phase *k*: a last arriver that arrives again without anyone having waited
+//!   (`init_in_place(p, 1); let _ = b.arrive(); let _ = b.arrive();`) is undefined there (the
+//!   simulator reports it). The generic barrier needs only its own rule (a thread arrives for the
+//!   next phase after it saw the current one end, which the last arriver has).
+//! * **Drops (hardware only).** `mbarrier.arrive_drop` leaves an expected count of 0 undefined,
+//!   so on the hardware barrier the last participant's `arrive_and_drop` traps (the phase word
+//!   counts the participants left); the generic barrier lets it drop (no arrival expected then).
+//! * **Tokens belong to their barrier.** A token carries the address of the barrier it arrived
+//!   at, and every wait checks it: a token waited on at another barrier (a `SharedBarrier`'s at a
+//!   `Barrier<Device>`, whose wait would have been an `mbarrier.test_wait` of global memory)
+//!   panics on the host and traps on the device. Where the arrival and the wait are inlined on the
+//!   same barrier the check folds away.
 //! * **Place in the type.** [`SharedBarrier`] is a block barrier that can only be made in
 //!   block-shared memory: on sm_80+ it is the `mbarrier` alone, with no run-time dispatch and no
 //!   generic barrier compiled beside it (libcu++'s `__shared__ cuda::barrier<thread_scope_block>`).
 //! * **Counts.** An expected count and an `arrive_n` are at most 2²⁰ − 1 on the hardware path
-//!   (2³¹ − 1 on the generic one); beyond, `init_in_place` and `arrive_n` panic (trap). On the
-//!   device `Barrier::<Block>::max()` is therefore 2²⁰ − 1, as libcu++'s block barrier's.
+//!   (2³¹ − 1 on the generic one); beyond, `arrive_n` panics (traps). `init_in_place` takes at
+//!   most 2²⁰ − 1 on every target and wherever the barrier is (a count the hardware could not
+//!   hold fails on the host too). On the device `Barrier::<Block>::max()` is 2²⁰ − 1, as
+//!   libcu++'s block barrier's, and `Barrier::<Block>::new` takes what `max()` says.
+//! * **Not detected on the hardware.** A token two or more phases old, and an arrival in a phase
+//!   nobody has yet seen the previous one end, are undefined on the `mbarrier` (as in libcu++)
+//!   and are not checked there: the `mbarrier` keeps no phase number to compare with. The
+//!   generic barrier panics (traps) on such a token.
 
 mod barrier;
 mod barrier_wait;
@@ -187,6 +214,34 @@ pub(crate) mod device_check {
                 "{{ .reg .pred %t; setp.lt.u64 %t, {v}, {b}; @%t trap; }}",
                 v = in(reg64) value,
                 b = const BOUND,
+                options(nostack, preserves_flags),
+            )
+        }
+    }
+
+    /// Traps if `value == V` for the constant `V` (32 bits).
+    #[inline(always)]
+    pub(crate) fn trap_if_eq_const<const V: u32>(value: u32) {
+        // SAFETY: as in `trap_if_below`.
+        unsafe {
+            asm!(
+                "{{ .reg .pred %t; setp.eq.u32 %t, {v}, {c}; @%t trap; }}",
+                v = in(reg32) value,
+                c = const V,
+                options(nostack, preserves_flags),
+            )
+        }
+    }
+
+    /// Traps if `a != b`.
+    #[inline(always)]
+    pub(crate) fn trap_if_ne(a: u64, b: u64) {
+        // SAFETY: as in `trap_if_below`.
+        unsafe {
+            asm!(
+                "{{ .reg .pred %t; setp.ne.u64 %t, {a}, {b}; @%t trap; }}",
+                a = in(reg64) a,
+                b = in(reg64) b,
                 options(nostack, preserves_flags),
             )
         }

@@ -10,7 +10,7 @@
 
 use super::message::Message;
 use super::wait::{Deadline, key, wait_until, wake_all};
-use crate::{Atomic, Scope, System};
+use crate::{Atomic, PlainScope, Scope, System};
 use core::fmt;
 use core::sync::atomic::Ordering::{Acquire, Relaxed, Release};
 use core::time::Duration;
@@ -71,7 +71,38 @@ impl<S: Scope, const MAX: u32> CountingSemaphore<S, MAX> {
         /// ```
         #[track_caller]
         #[must_use]
-        pub const fn new(initial: u32) -> Self {
+        pub const fn new(initial: u32) -> Self
+        where
+            S: PlainScope,
+        {
+            // SAFETY: a plain scope promises no state space.
+            unsafe { Self::new_in_space(initial) }
+        }
+    }
+
+    crate::atomic::const_unless_loom! {
+        /// A semaphore holding `initial` units, of any scope — also one on a state space ([`Global<S>`](crate::Global),
+        /// [`Shared<S>`](crate::Shared)), whose operations name `.global` or `.shared`: for a
+        /// device `static` (global memory) or one written into a
+        /// [`block_shared!`](crate::block_shared) array. For a plain scope it is
+        /// [`new`](Self::new).
+        ///
+        /// # Safety
+        /// As for [`Atomic::new_in_space`](crate::Atomic::new_in_space): if `S` has a state
+        /// space, every operation on the semaphore is made while it lies in memory of that space.
+        ///
+        /// # Panics
+        /// As [`new`](Self::new).
+        ///
+        /// ```
+        /// use scoped_atomics::{CountingSemaphore, Device, Global};
+        /// // SAFETY: a `static` lives in global memory on the device and is never moved.
+        /// static POOL: CountingSemaphore<Global<Device>, 8> = unsafe { CountingSemaphore::new_in_space(8) };
+        /// assert!(POOL.try_acquire());
+        /// ```
+        #[track_caller]
+        #[must_use]
+        pub const unsafe fn new_in_space(initial: u32) -> Self {
             if initial > MAX {
                 Message::new()
                     .text("CountingSemaphore::new: the initial count ")
@@ -80,7 +111,8 @@ impl<S: Scope, const MAX: u32> CountingSemaphore<S, MAX> {
                     .num(MAX as u64)
                     .panic()
             }
-            Self { count: Atomic::<u32, S>::new(initial) }
+            // SAFETY: the caller's contract (the space).
+            Self { count: unsafe { Atomic::<u32, S>::new_in_space(initial) } }
         }
     }
 

@@ -2,7 +2,8 @@
 //! `arrive_and_wait`, `arrive_and_drop`, and the last arriver's completion of the phase.
 
 use super::{
-    ArrivalToken, Barrier, BarrierCompletion, DROP, GUARD, MAX, ONE, check_token, phase_mask,
+    ArrivalToken, Barrier, BarrierCompletion, DROP, GUARD, MAX, ONE, check_owner, check_token,
+    phase_mask,
 };
 use crate::Scope;
 #[cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]
@@ -12,23 +13,22 @@ use crate::sync::wait::{key, wait_until, wake_all};
 use core::sync::atomic::Ordering::{AcqRel, Acquire, Relaxed, Release};
 
 impl<S: Scope, F: BarrierCompletion> Barrier<S, F> {
-    /// The largest expected count a barrier can have: 2³¹ − 1, except for a `Barrier<Block>` on
-    /// sm_80 and newer, where it is 2²⁰ − 1 — the most an `mbarrier` holds, and so what
-    /// [`init_in_place`](Barrier::init_in_place) accepts in shared memory (libcu++'s block
-    /// barrier's `max()` is `(1 << 20) - 1` too).
+    /// The largest expected count [`new`](Barrier::new) accepts: 2³¹ − 1, except for a
+    /// `Barrier<Block>` on sm_80 and newer, where it is 2²⁰ − 1 — the most an `mbarrier` holds
+    /// (libcu++'s block barrier's `max()` is `(1 << 20) - 1` too). A block barrier made by
+    /// [`init_in_place`](Barrier::init_in_place) takes at most 2²⁰ − 1 on every target
+    /// ([`SharedBarrier::max`](crate::SharedBarrier::max)), wherever it is, so that a count the
+    /// hardware barrier cannot hold fails on the host too.
     ///
     /// ```
-    /// use scoped_atomics::{Barrier, Block, Device};
+    /// use scoped_atomics::{Barrier, Block, Device, SharedBarrier};
     /// assert!(Barrier::<Block>::max() >= (1 << 20) - 1);
     /// assert_eq!(Barrier::<Device>::max(), (1 << 31) - 1);
+    /// assert_eq!(SharedBarrier::max(), (1 << 20) - 1); // and `Barrier::init_in_place`'s limit
     /// ```
     #[inline(always)]
     pub const fn max() -> u32 {
-        #[cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]
-        if matches!(S::KIND, crate::ScopeKind::Block) {
-            return mbarrier::MAX;
-        }
-        MAX
+        super::max_of::<S>()
     }
 
     /// Arrives once in the current phase, without waiting; pass the token to
@@ -128,6 +128,8 @@ impl<S: Scope, F: BarrierCompletion> Barrier<S, F> {
             token,
             completed: false,
             hardware: true,
+            // The count word is the barrier's first field: its address is the barrier's.
+            barrier: object.addr(),
         }
     }
 
@@ -163,12 +165,14 @@ impl<S: Scope, F: BarrierCompletion> Barrier<S, F> {
                 token: token_phase as u64,
                 completed: true,
                 hardware: false,
+                barrier: self.address(),
             };
         }
         ArrivalToken {
             token: token_phase as u64,
             completed: false,
             hardware: false,
+            barrier: self.address(),
         }
     }
 
@@ -264,11 +268,12 @@ impl<S: Scope, F: BarrierCompletion> Barrier<S, F> {
     #[track_caller]
     pub fn wait(&self, token: ArrivalToken) {
         crate::sync::debug_assert_not_local(self);
+        check_owner(&token, self.address(), "Barrier::wait");
         if token.completed {
             return;
         }
         #[cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]
-        if token.hardware {
+        if matches!(S::KIND, crate::ScopeKind::Block) && token.hardware {
             // SAFETY: as in `arrive_n`; the token is of the current or the preceding phase (the
             // contract above).
             return unsafe { mbarrier::wait(self.object(), mbarrier::Phase::Token(token.token)) };
@@ -305,6 +310,10 @@ impl<S: Scope, F: BarrierCompletion> Barrier<S, F> {
     /// Arrives in the current phase and leaves the barrier: every later phase expects one arrival
     /// fewer. Does not wait.
     ///
+    /// On the hardware barrier (`init_in_place` in shared memory on sm_80+) the last
+    /// participant may not drop: `mbarrier.arrive_drop` leaves an expected count of 0 undefined,
+    /// so that drop traps (the generic barrier allows it: its next phases expect no arrival).
+    ///
     /// # Panics
     /// As [`arrive`](Self::arrive); also if every participant has already dropped out.
     ///
@@ -323,7 +332,12 @@ impl<S: Scope, F: BarrierCompletion> Barrier<S, F> {
             Ok(phase) => phase,
             #[cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]
             Err(object) => {
-                // SAFETY: as in `arrive_n`.
+                // The phase word counts the participants left (`MBARRIER | count`): a drop by
+                // the last one would take the `mbarrier`'s expected count to 0, which
+                // `mbarrier.arrive_drop` leaves undefined — refused with a trap.
+                let before = self.phase.fetch_sub(1, Relaxed);
+                crate::sync::device_check::trap_if_eq_const::<{ super::MBARRIER | 1 }>(before);
+                // SAFETY: as in `arrive_n`; the expected count stays at least 1 (checked above).
                 let _ = unsafe { mbarrier::arrive_drop(object) };
                 return;
             }

@@ -7,10 +7,12 @@ use super::MBARRIER;
 use crate::Atomic;
 #[cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]
 use crate::sync::mbarrier;
-#[cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]
 use crate::sync::message::Message;
 #[cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]
 use core::sync::atomic::Ordering::Relaxed;
+
+/// The largest expected count `init_in_place` takes, on every target: what an `mbarrier` holds.
+pub(super) const IN_PLACE_MAX: u32 = (1 << 20) - 1;
 
 impl Barrier<crate::Block> {
     /// Initialises a block barrier in place — typically in block-shared memory, by one thread,
@@ -34,8 +36,10 @@ impl Barrier<crate::Block> {
     /// ended with [`invalidate_in_place`](Self::invalidate_in_place).
     ///
     /// # Panics
-    /// If `expected` is 0, above [`max()`](Self::max), or, for the hardware barrier, above
-    /// 2²⁰ − 1.
+    /// If `expected` is 0 or above 2²⁰ − 1 ([`SharedBarrier::max`](crate::SharedBarrier::max),
+    /// what an `mbarrier` holds) — on every target and wherever `place` is, not only where the
+    /// barrier becomes the hardware one, so that a count the device would refuse fails on the
+    /// host too. ([`Barrier::new`] takes up to [`max()`](Self::max), 2³¹ − 1.)
     ///
     /// ```
     /// use scoped_atomics::{Barrier, Block};
@@ -48,17 +52,18 @@ impl Barrier<crate::Block> {
     /// ```
     #[track_caller]
     pub unsafe fn init_in_place(place: *mut Self, expected: u32) {
+        if expected == 0 || expected > IN_PLACE_MAX {
+            Message::new()
+                .text("Barrier::init_in_place: the expected count ")
+                .num(expected as u64)
+                .text(" is not between 1 and 2^20 - 1 = ")
+                .num(IN_PLACE_MAX as u64)
+                .text(", what a hardware barrier (mbarrier) holds")
+                .panic()
+        }
         let barrier = Self::new(expected);
         #[cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]
         if mbarrier::is_shared(place) {
-            if expected > mbarrier::MAX {
-                Message::new()
-                    .text("Barrier::init_in_place: a hardware barrier takes at most 2^20 - 1 = ")
-                    .num(mbarrier::MAX as u64)
-                    .text(" expected arrivals, not ")
-                    .num(expected as u64)
-                    .panic()
-            }
             // Only the phase word (not part of the `mbarrier` object: the mark and the expected
             // count) is written with a plain store; the state word is written by
             // `mbarrier.init` alone. The completion is zero-sized: nothing to write.

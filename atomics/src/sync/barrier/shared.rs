@@ -3,6 +3,8 @@
 //! where the barrier is and no generic barrier beside it (libcu++'s `cuda::barrier<thread_scope_
 //! block>` in `__shared__` memory). Elsewhere (sm_70, the host, loom) it is a `Barrier<Block>`.
 
+#[cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]
+use super::check_owner;
 use super::{ArrivalToken, Barrier};
 use crate::Block;
 #[cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]
@@ -118,11 +120,13 @@ impl SharedBarrier {
                 // SAFETY: `trap` aborts the kernel: a `SharedBarrier` outside shared memory.
                 unsafe { core::arch::asm!("trap;", options(noreturn, nostack)) }
             }
-            // The state word is written by `mbarrier.init` alone; nothing else is (the type says
-            // what the barrier is, so no mark in the expected count is needed).
+            // The state word is written by `mbarrier.init` alone; the phase word (not part of
+            // the `mbarrier` object; the type says what the barrier is, so it needs no mark)
+            // counts the participants left, for `arrive_and_drop`'s check.
             // SAFETY: the caller's contract: `place` is valid for writes, in shared memory, and
             // nobody uses it yet; `Atomic<u64, _>` has the layout of a `u64`, 8-aligned.
             unsafe {
+                (&raw mut (*place).inner.phase).write(crate::Atomic::new(expected));
                 mbarrier::init(shared_address(place), expected);
             }
         }
@@ -184,6 +188,7 @@ impl SharedBarrier {
             token: unsafe { mbarrier::arrive(self.object()) },
             completed: false,
             hardware: true,
+            barrier: self.inner.address(),
         };
         #[cfg(not(all(target_arch = "nvptx64", target_feature = "sm_80")))]
         return self.inner.arrive();
@@ -222,6 +227,7 @@ impl SharedBarrier {
             token: unsafe { mbarrier::arrive_n(self.object(), n) },
             completed: false,
             hardware: true,
+            barrier: self.inner.address(),
         };
         #[cfg(not(all(target_arch = "nvptx64", target_feature = "sm_80")))]
         return self.inner.arrive_n(n);
@@ -243,9 +249,12 @@ impl SharedBarrier {
     #[track_caller]
     pub fn wait(&self, token: ArrivalToken) {
         #[cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]
-        // SAFETY: the type's invariant; the token is of the current or the preceding phase
-        // (`wait`'s contract).
-        return unsafe { mbarrier::wait(self.object(), Phase::Token(token.token)) };
+        {
+            check_owner(&token, self.inner.address(), "SharedBarrier::wait");
+            // SAFETY: the type's invariant; the token is this barrier's (checked above) and of
+            // the current or the preceding phase (`wait`'s contract).
+            return unsafe { mbarrier::wait(self.object(), Phase::Token(token.token)) };
+        }
         #[cfg(not(all(target_arch = "nvptx64", target_feature = "sm_80")))]
         return self.inner.wait(token);
     }
@@ -266,7 +275,10 @@ impl SharedBarrier {
     }
 
     /// Arrives and leaves the barrier: every later phase expects one arrival fewer
-    /// ([`Barrier::arrive_and_drop`]). On sm_80+ one `mbarrier.arrive_drop`.
+    /// ([`Barrier::arrive_and_drop`]). On sm_80+ a count of the participants left (one `atom`)
+    /// and one `mbarrier.arrive_drop`; the last participant's drop traps there, as
+    /// `mbarrier.arrive_drop` leaves an expected count of 0 undefined (the generic form allows
+    /// it).
     ///
     /// ```
     /// use scoped_atomics::sync::SharedBarrier;
@@ -282,8 +294,17 @@ impl SharedBarrier {
     #[track_caller]
     pub fn arrive_and_drop(&self) {
         #[cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]
-        // SAFETY: the type's invariant.
-        let _ = unsafe { mbarrier::arrive_drop(self.object()) };
+        {
+            // The last participant may not drop: `mbarrier.arrive_drop` leaves an expected
+            // count of 0 undefined. The phase word counts the participants left.
+            let before = self
+                .inner
+                .phase
+                .fetch_sub(1, core::sync::atomic::Ordering::Relaxed);
+            crate::sync::device_check::trap_if_eq_const::<1>(before);
+            // SAFETY: the type's invariant; the expected count stays at least 1.
+            let _ = unsafe { mbarrier::arrive_drop(self.object()) };
+        }
         #[cfg(not(all(target_arch = "nvptx64", target_feature = "sm_80")))]
         return self.inner.arrive_and_drop();
     }
@@ -303,8 +324,17 @@ impl SharedBarrier {
     #[track_caller]
     pub fn try_wait(&self, token: impl Borrow<ArrivalToken>) -> bool {
         #[cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]
-        // SAFETY: as in `wait`.
-        return unsafe { mbarrier::try_once(self.object(), Phase::Token(token.borrow().token)) };
+        {
+            check_owner(
+                token.borrow(),
+                self.inner.address(),
+                "SharedBarrier::try_wait",
+            );
+            // SAFETY: as in `wait`.
+            return unsafe {
+                mbarrier::try_once(self.object(), Phase::Token(token.borrow().token))
+            };
+        }
         #[cfg(not(all(target_arch = "nvptx64", target_feature = "sm_80")))]
         return self.inner.try_wait(token);
     }
@@ -326,10 +356,17 @@ impl SharedBarrier {
     #[track_caller]
     pub fn try_wait_for(&self, token: impl Borrow<ArrivalToken>, timeout: Duration) -> bool {
         #[cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]
-        // SAFETY: as in `wait`.
-        return unsafe {
-            mbarrier::wait_for(self.object(), Phase::Token(token.borrow().token), timeout)
-        };
+        {
+            check_owner(
+                token.borrow(),
+                self.inner.address(),
+                "SharedBarrier::try_wait_for",
+            );
+            // SAFETY: as in `wait`.
+            return unsafe {
+                mbarrier::wait_for(self.object(), Phase::Token(token.borrow().token), timeout)
+            };
+        }
         #[cfg(not(all(target_arch = "nvptx64", target_feature = "sm_80")))]
         return self.inner.try_wait_for(token, timeout);
     }

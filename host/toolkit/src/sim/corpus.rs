@@ -35,7 +35,7 @@ fn u32_bytes(words: &[u32]) -> Vec<u8> {
 /// A host-built `Barrier<S>` for the device: a host code address inside it (the completion
 /// function pointer, if the type has one) is replaced by the device's own no-op completion,
 /// as a barrier built on the device would hold.
-fn device_barrier<S: scoped_atomics::Scope>(sim: &Simulator, expected: u32) -> Vec<u8> {
+fn device_barrier<S: scoped_atomics::PlainScope>(sim: &Simulator, expected: u32) -> Vec<u8> {
     let (a, b) = (
         bytes_of(&Barrier::<S>::new(expected)),
         bytes_of(&Barrier::<S>::new(expected + 1)),
