@@ -333,7 +333,7 @@ pub(crate) fn read_values(t: &Litmus, all_paths: &[Vec<Path>]) -> Option<BTreeSe
 
 /// The most distinct values the reads of a test may return for a barrier operand to be decided
 /// per value.
-pub(crate) const MAX_DOMAIN: usize = 64;
+pub(crate) const MAX_DOMAIN: usize = 32;
 
 /// [`paths`], with a barrier operand that depends on loaded values treated as `values` says
 /// (`needs_values` is set when one does, in [`BarrierValues::Placeholder`] mode).
