@@ -512,10 +512,20 @@ pub(crate) fn paths_with(
                                 *needs_values = true;
                                 Ok(vec![(0, None)])
                             }
-                            BarrierValues::Domain(d) => Ok(possible_values(&e, d)
-                                .into_iter()
-                                .map(|v| (v, Some(e.clone())))
-                                .collect()),
+                            BarrierValues::Domain(d) => {
+                                let mut vars = BTreeSet::new();
+                                e.vars(&mut vars);
+                                if (d.len() as f64).powi(vars.len() as i32) > 100_000.0 {
+                                    return Err(format!(
+                                        "line {}: the barrier's {what} depends on too many loaded values (not modelled)",
+                                        line.line
+                                    ));
+                                }
+                                Ok(possible_values(&e, d)
+                                    .into_iter()
+                                    .map(|v| (v, Some(e.clone())))
+                                    .collect())
+                            }
                         }
                     };
                     let ids = choices(id, "id")?;
@@ -552,7 +562,10 @@ pub(crate) fn paths_with(
                         BarOp::Arrive => (BarWait::Arrive, None),
                         BarOp::Red { op, dst, .. } => (BarWait::Red(*op), Some(dst)),
                     };
-                    let last = variants.len() - 1;
+                    // No value at all: no execution takes this path.
+                    let Some(last) = variants.len().checked_sub(1) else {
+                        break;
+                    };
                     for (k, (id, ie, count, ce, p, pe)) in variants.into_iter().enumerate() {
                         let mut s2 = st.clone();
                         if let Some(e) = ie {
