@@ -246,6 +246,10 @@ pub fn paths(
 /// constant).
 type Choice = (i64, Option<Expr>);
 
+/// A `bar.red` predicate's value (1 or 0, after negation), with the comparison of the
+/// predicate's expression with 0 that gives it (`None`: a constant).
+type PredChoice = (Option<i64>, Option<(Cmp, Expr)>);
+
 /// How [`paths_with`] treats a barrier id or thread count that depends on loaded values.
 #[derive(Clone, Copy)]
 pub(crate) enum BarrierValues<'a> {
@@ -537,7 +541,7 @@ pub(crate) fn paths_with(
                         None => vec![(None, None)],
                     };
                     // `bar.red`'s predicate: true or false, each under its constraint.
-                    let preds: Vec<(Option<i64>, Option<(Cmp, Expr)>)> = match op {
+                    let preds: Vec<PredChoice> = match op {
                         BarOp::Red { pred, negate, .. } => match val(&st, pred) {
                             Expr::Const(p) => vec![(Some(i64::from((p != 0) != *negate)), None)],
                             e => [(Cmp::Ne, true), (Cmp::Eq, false)]
