@@ -20,6 +20,7 @@
 //! among the final states.
 
 use super::barrier::{self, Phases};
+use super::domain;
 use super::events::{self, BarrierValues, Kind, Path};
 use super::execution::{self, Hang};
 use super::graph::Graph;
@@ -55,18 +56,18 @@ pub fn decide(t: &Litmus) -> Result<Outcome, String> {
     if needs_values {
         // A barrier id or thread count from a loaded value: one path per value it may take,
         // the reads-from choice of each execution deciding which.
-        let domain = events::read_values(t, &all_paths).ok_or_else(|| {
+        let values = domain::read_values(t, &all_paths).ok_or_else(|| {
             format!(
                 "a barrier's id or thread count depends on loaded values that may take more \
                  than {} values (not modelled)",
-                events::MAX_DOMAIN
+                domain::MAX_DOMAIN
             )
         })?;
         all_paths = t
             .threads
             .iter()
             .map(|th| {
-                events::paths_with(th, &t.init_regs, BarrierValues::Domain(&domain), &mut false)
+                events::paths_with(th, &t.init_regs, BarrierValues::Domain(&values), &mut false)
             })
             .collect::<Result<_, _>>()?;
     }

@@ -246,6 +246,10 @@ pub fn paths(
 /// constant).
 type Choice = (i64, Option<Expr>);
 
+/// A `bar.red` predicate's value (1 or 0, after negation), with the comparison of the
+/// predicate's expression with 0 that gives it (`None`: a constant).
+type PredChoice = (Option<i64>, Option<(Cmp, Expr)>);
+
 /// How [`paths_with`] treats a barrier id or thread count that depends on loaded values.
 #[derive(Clone, Copy)]
 pub(crate) enum BarrierValues<'a> {
@@ -259,7 +263,7 @@ pub(crate) enum BarrierValues<'a> {
 }
 
 /// The values `e` takes when each read it depends on returns a value of `domain`.
-fn possible_values(e: &Expr, domain: &BTreeSet<i64>) -> BTreeSet<i64> {
+pub(crate) fn possible_values(e: &Expr, domain: &BTreeSet<i64>) -> BTreeSet<i64> {
     let mut vars = BTreeSet::new();
     e.vars(&mut vars);
     let vars: Vec<usize> = vars.into_iter().collect();
@@ -283,57 +287,6 @@ fn possible_values(e: &Expr, domain: &BTreeSet<i64>) -> BTreeSet<i64> {
         }
     }
 }
-
-/// Every value a read of the test can return, when it is finite and small: the initial values
-/// and whatever the writes of `all_paths` (every path of every thread) compute from such values
-/// (a fixed point). `None` when it grows past [`MAX_DOMAIN`] values.
-pub(crate) fn read_values(t: &Litmus, all_paths: &[Vec<Path>]) -> Option<BTreeSet<i64>> {
-    let mut domain: BTreeSet<i64> = std::iter::once(0)
-        .chain(t.init_mem.values().copied())
-        .chain(t.init_regs.values().copied())
-        .collect();
-    let mut exprs: Vec<&Expr> = Vec::new();
-    for paths in all_paths {
-        for p in paths {
-            for e in &p.events {
-                match (&e.kind, &e.value) {
-                    (Kind::Mem { writes: true, .. }, Some(v)) => exprs.push(v),
-                    // A `bar.red` result: how many of the threads' predicates hold, or 0 / 1.
-                    (
-                        Kind::Barrier {
-                            wait: BarWait::Red(_),
-                            ..
-                        },
-                        _,
-                    ) => domain.extend(0..=t.threads.len() as i64),
-                    _ => {}
-                }
-            }
-        }
-    }
-    loop {
-        let mut next = domain.clone();
-        for e in &exprs {
-            let mut vars = BTreeSet::new();
-            e.vars(&mut vars);
-            if (domain.len() as f64).powi(vars.len() as i32) > 100_000.0 {
-                return None;
-            }
-            next.extend(possible_values(e, &domain));
-            if next.len() > MAX_DOMAIN {
-                return None;
-            }
-        }
-        if next == domain {
-            return Some(domain);
-        }
-        domain = next;
-    }
-}
-
-/// The most distinct values the reads of a test may return for a barrier operand to be decided
-/// per value.
-pub(crate) const MAX_DOMAIN: usize = 64;
 
 /// [`paths`], with a barrier operand that depends on loaded values treated as `values` says
 /// (`needs_values` is set when one does, in [`BarrierValues::Placeholder`] mode).
@@ -563,10 +516,20 @@ pub(crate) fn paths_with(
                                 *needs_values = true;
                                 Ok(vec![(0, None)])
                             }
-                            BarrierValues::Domain(d) => Ok(possible_values(&e, d)
-                                .into_iter()
-                                .map(|v| (v, Some(e.clone())))
-                                .collect()),
+                            BarrierValues::Domain(d) => {
+                                let mut vars = BTreeSet::new();
+                                e.vars(&mut vars);
+                                if (d.len() as f64).powi(vars.len() as i32) > 100_000.0 {
+                                    return Err(format!(
+                                        "line {}: the barrier's {what} depends on too many loaded values (not modelled)",
+                                        line.line
+                                    ));
+                                }
+                                Ok(possible_values(&e, d)
+                                    .into_iter()
+                                    .map(|v| (v, Some(e.clone())))
+                                    .collect())
+                            }
                         }
                     };
                     let ids = choices(id, "id")?;
@@ -578,7 +541,7 @@ pub(crate) fn paths_with(
                         None => vec![(None, None)],
                     };
                     // `bar.red`'s predicate: true or false, each under its constraint.
-                    let preds: Vec<(Option<i64>, Option<(Cmp, Expr)>)> = match op {
+                    let preds: Vec<PredChoice> = match op {
                         BarOp::Red { pred, negate, .. } => match val(&st, pred) {
                             Expr::Const(p) => vec![(Some(i64::from((p != 0) != *negate)), None)],
                             e => [(Cmp::Ne, true), (Cmp::Eq, false)]
@@ -603,7 +566,10 @@ pub(crate) fn paths_with(
                         BarOp::Arrive => (BarWait::Arrive, None),
                         BarOp::Red { op, dst, .. } => (BarWait::Red(*op), Some(dst)),
                     };
-                    let last = variants.len() - 1;
+                    // No value at all: no execution takes this path.
+                    let Some(last) = variants.len().checked_sub(1) else {
+                        break;
+                    };
                     for (k, (id, ie, count, ce, p, pe)) in variants.into_iter().enumerate() {
                         let mut s2 = st.clone();
                         if let Some(e) = ie {

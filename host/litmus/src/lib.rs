@@ -75,18 +75,21 @@
 //! as PTX does; `dat3m` reads Dat3M's `bar.cta.{sync|arrive} INSTANCE{, ID{, QUORUM}}`, whose
 //! first operand only names the instruction ([`parse::parse_dialect`]).
 
-// Layers, each importing only from those below it: `program` (the parsed test); the text layer
-// `text` (errors, lexical forms) under the statement parsers `cond`, `instr`, `barrier`,
-// `scope_tree`, under `parse`; `events`, `graph`, `axioms`, `races`; `outcome` under the
-// execution search `execution`, under the enumeration `enumerate`; `cli` on top.
+// Layers, each importing only from those below it: the text layer `text` (errors, lexical
+// forms, the dialect); `program` (the parsed test); the statement parsers `cond`, `instr`,
+// `barrier`, `scope_tree` and `init`, under `parse`; `events`, then `domain` (the values reads
+// may return), `graph`, `axioms`, `races`; `outcome` under the execution search `execution`,
+// under the enumeration `enumerate`; `cli` on top.
 pub mod axioms;
 mod barrier;
 pub mod cli;
 mod cond;
+mod domain;
 pub mod enumerate;
 pub mod events;
 mod execution;
 pub mod graph;
+mod init;
 mod instr;
 mod outcome;
 pub mod parse;

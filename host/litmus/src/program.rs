@@ -113,38 +113,7 @@ impl Placement {
     }
 }
 
-/// How a litmus file's instructions are read where the field's grammars spell one form two ways.
-///
-/// `bar{.cta}.sync a{, b}` is PTX's barrier `a` with thread count `b` ([`Dialect::Ptx`], the
-/// default); Dat3M's `LitmusPTX.g4` writes `bar.cta.{sync|arrive} INSTANCE{, ID{, QUORUM}}`, whose
-/// first operand only names the barrier instruction ([`Dialect::Dat3m`]).
-///
-/// ```
-/// use ptx_litmus::program::Dialect;
-/// assert_eq!(Dialect::default(), Dialect::Ptx);
-/// assert_eq!(Dialect::from_name("dat3m"), Some(Dialect::Dat3m));
-/// ```
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, clap::ValueEnum)]
-pub enum Dialect {
-    /// The PTX ISA's reading (herd7's and the project's corpora).
-    #[default]
-    Ptx,
-    /// Dat3M's barrier forms: one operand is the CTA-wide barrier 0 of every thread of the CTA;
-    /// `INSTANCE, ID` the named barrier `ID` of every thread; `INSTANCE, ID, QUORUM` barrier `ID`
-    /// completed by `QUORUM` threads.
-    Dat3m,
-}
-
-impl Dialect {
-    /// The dialect named on the command line (`ptx`, `dat3m`).
-    pub fn from_name(name: &str) -> Option<Dialect> {
-        match name {
-            "ptx" => Some(Dialect::Ptx),
-            "dat3m" => Some(Dialect::Dat3m),
-            _ => None,
-        }
-    }
-}
+pub use super::text::Dialect;
 
 /// The memory-ordering qualifier of a load, store or atomic.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

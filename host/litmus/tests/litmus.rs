@@ -247,9 +247,7 @@ fn a_condition_on_a_register_or_location_nothing_writes_is_an_error_naming_it() 
             .unwrap()
             .ok
     );
-    let init = mp
-        .replace("{ x=0; y=0; }", "{ x=0; y=0; P1:r7=0; }")
-        .replace("P1:r7 == 0", "P1:r7 == 0");
+    let init = mp.replace("{ x=0; y=0; }", "{ x=0; y=0; P1:r7=0; }");
     assert!(parse("mp.litmus", &init).is_ok());
     // The command: exit 2 with the name.
     let dir = std::env::temp_dir().join(format!("litmus-typo-{}", std::process::id()));

@@ -12,7 +12,7 @@ use ptx_litmus::program::Dialect;
 
 #[test]
 fn the_dat3m_barrier_dialect_decides_its_files() {
-    check_dir_in("dat3m", 7, Dialect::Dat3m);
+    check_dir_in("dat3m", 9, Dialect::Dat3m);
 }
 
 #[test]

@@ -206,3 +206,20 @@ fn proxy_fences_act_in_their_own_cta_and_alias_chains_resolve_to_the_root() {
         "Ok"
     );
 }
+
+#[test]
+fn a_bar_red_predicate_from_a_loaded_value_is_decided_per_execution() {
+    // Issue 31: P0's predicate is the value it loads (0, or P2's 1); the popcount is 1 or 2
+    // accordingly (it was refused as depending on a loaded value).
+    let t = |c: &str| {
+        format!(
+            "PTX R\n{{ x=0; }}\n P0@cta 0,gpu 0 | P1@cta 0,gpu 0 | P2@cta 1,gpu 0 ;\n \
+             ld.relaxed.gpu r0, x | bar.red.popc.u32 r2, 0, 1 | st.relaxed.gpu x, 1 ;\n \
+             bar.red.popc.u32 r1, 0, r0 | | ;\nexists ({c})\n"
+        )
+    };
+    let ok = |c: &str| decide(&parse("r", &t(c)).unwrap()).unwrap().ok;
+    assert!(ok("P0:r0 == 1 /\\ P0:r1 == 2 /\\ P1:r2 == 2"));
+    assert!(ok("P0:r0 == 0 /\\ P0:r1 == 1"));
+    assert!(!ok("P0:r0 == 0 /\\ P0:r1 == 2"));
+}
