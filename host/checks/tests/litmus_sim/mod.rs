@@ -1,0 +1,262 @@
+//! The differential check of the simulator against the litmus checker (issue 30, item 2): a
+//! litmus test runs as a kernel ([`translate`]) over many schedules of `ptx-sim`, and what the
+//! simulator sees is compared with what `ptx-litmus` decides: every final state reached must be
+//! one the checker allows, every race reported one the checker reports, every hang or barrier
+//! divergence an execution the checker finds deadlocking. Races the checker finds that no
+//! schedule showed are coverage, not disagreement.
+
+pub mod translate;
+
+use ptx_litmus::enumerate::{Outcome, decide};
+use ptx_litmus::program::{Cmp, Litmus, Prop, Term};
+use ptx_sim::{Arg, FindingKind, Launch, Simulator};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// What one test showed.
+pub struct Report {
+    /// What the simulator did that the checker does not allow.
+    pub disagreements: Vec<String>,
+    /// Races of the checker that no schedule showed.
+    pub unseen_races: Vec<String>,
+    /// Races of runs that then hang or diverge, which the checker does not report (it reports no
+    /// races of the executions that deadlock).
+    pub races_before_deadlock: Vec<String>,
+    /// Distinct final states the schedules reached.
+    pub states_seen: usize,
+}
+
+/// A racing pair as (thread, line) sites, the lower first.
+type Pair = ((usize, usize), (usize, usize));
+
+fn pair(a: (usize, usize), b: (usize, usize)) -> Pair {
+    if a <= b { (a, b) } else { (b, a) }
+}
+
+/// The PTX lines a race finding names (`… at PTX line N …`), in order.
+fn ptx_lines(text: &str) -> Vec<u32> {
+    text.match_indices("PTX line ")
+        .filter_map(|(at, m)| {
+            let digits: String = text[at + m.len()..]
+                .chars()
+                .take_while(char::is_ascii_digit)
+                .collect();
+            digits.parse().ok()
+        })
+        .collect()
+}
+
+fn shown(s: &BTreeMap<String, i64>) -> String {
+    let v: Vec<String> = s.iter().map(|(n, v)| format!("{n}={v}")).collect();
+    format!("{{{}}}", v.join(", "))
+}
+
+fn term(t: &Term, s: &BTreeMap<String, i64>) -> i64 {
+    match t {
+        Term::Const(c) => *c,
+        Term::Reg(k, r) => s.get(&format!("P{k}:{r}")).copied().unwrap_or(0),
+        Term::Loc(l) => s.get(l).copied().unwrap_or(0),
+    }
+}
+
+/// Evaluates a proposition (the test's `filter`) over a final state.
+fn holds(p: &Prop, s: &BTreeMap<String, i64>) -> bool {
+    match p {
+        Prop::True => true,
+        Prop::Atom(c, a, b) => c.holds(term(a, s), term(b, s)),
+        Prop::Not(q) => !holds(q, s),
+        Prop::And(a, b) => holds(a, s) && holds(b, s),
+        Prop::Or(a, b) => holds(a, s) || holds(b, s),
+    }
+}
+
+/// Whether the checker allows final state `seen` (every register and location): some final
+/// state of the checker agrees with it on every name it gives, and the names it leaves out (a
+/// register its path does not write) keep their initial values.
+fn allowed(outcome: &Outcome, seen: &BTreeMap<String, i64>, init: &BTreeMap<String, i64>) -> bool {
+    outcome.states.iter().any(|state| {
+        let named: BTreeMap<&str, i64> = state.iter().map(|(n, v)| (n.as_str(), *v)).collect();
+        named.iter().all(|(n, v)| seen.get(*n) == Some(v))
+            && seen
+                .iter()
+                .all(|(n, v)| named.contains_key(n.as_str()) || init.get(n) == Some(v))
+    })
+}
+
+/// Runs test `t` over `seeds` schedules (seeds 1..=seeds) and compares; `Err` says why the test
+/// cannot be translated or run (a skip, counted by the caller).
+pub fn check(t: &Litmus, seeds: u64) -> Result<Report, String> {
+    let outcome = decide(t).map_err(|e| format!("the checker refuses it: {e}"))?;
+    let k = translate::translate(t)?;
+    let sim = Simulator::new(&k.ptx).map_err(|e| format!("the simulator refuses it: {e}"))?;
+    let kernel = sim
+        .kernel("litmus")
+        .map_err(|e| format!("the simulator refuses it: {e}"))?;
+    let checker_races: BTreeSet<Pair> = outcome
+        .races
+        .iter()
+        .map(|r| pair((r.a.thread, r.a.line), (r.b.thread, r.b.line)))
+        .collect();
+    let site_text: BTreeMap<(usize, usize), String> = t
+        .threads
+        .iter()
+        .flat_map(|th| {
+            th.code.iter().map(move |l| {
+                (
+                    (th.id, l.line),
+                    format!("P{}:{} `{}`", th.id, l.line, l.text),
+                )
+            })
+        })
+        .collect();
+    let show = |p: &Pair| {
+        format!(
+            "{} and {}",
+            site_text.get(&p.0).cloned().unwrap_or_default(),
+            site_text.get(&p.1).cloned().unwrap_or_default()
+        )
+    };
+    let mut init = BTreeMap::new();
+    for (th, regs) in k.registers.iter().enumerate() {
+        for (r, v) in regs {
+            init.insert(format!("P{th}:{r}"), *v);
+        }
+    }
+    for (l, v) in &k.locations {
+        init.insert(l.clone(), *v);
+    }
+    let slots: usize = k.registers.iter().map(Vec::len).sum();
+    let mut disagreements = BTreeSet::new();
+    let mut sim_races = BTreeSet::new();
+    let mut stopped_races = BTreeSet::new();
+    // Final state → the races reported in the schedules that reached it.
+    let mut states: BTreeMap<BTreeMap<String, i64>, BTreeSet<Pair>> = BTreeMap::new();
+    for seed in 1..=seeds {
+        let mut args = vec![Arg::Buffer(vec![0; 4 * slots.max(1)])];
+        args.extend(
+            k.locations
+                .iter()
+                .map(|(_, v)| Arg::Buffer((*v as i32).to_le_bytes().to_vec())),
+        );
+        let mut launch = Launch::new([k.blocks, 1, 1], [k.threads_per_block, 1, 1], args);
+        launch.cluster = k.cluster.map(|c| [c, 1, 1]);
+        launch.seed = seed;
+        launch.hang_bound = 5_000;
+        let out = kernel
+            .launch(&launch, Vec::new())
+            .map_err(|e| format!("the simulator refuses the launch: {e}"))?;
+        let mut stopped = false;
+        let mut races_here = BTreeSet::new();
+        for f in &out.findings {
+            match f.kind {
+                FindingKind::Race => {
+                    let sites: Vec<(usize, usize)> = ptx_lines(&f.text)
+                        .iter()
+                        .filter_map(|l| k.lines.get(l).copied())
+                        .collect();
+                    match sites[..] {
+                        [a, b] => {
+                            races_here.insert(pair(a, b));
+                        }
+                        _ => {
+                            disagreements.insert(format!("a race outside the test's code: {f}"));
+                        }
+                    }
+                }
+                FindingKind::Hang | FindingKind::Divergence => {
+                    stopped = true;
+                    if outcome.deadlocked == 0 {
+                        disagreements.insert(format!(
+                            "the simulator stops where the checker finds no deadlock: {f}"
+                        ));
+                    }
+                }
+                FindingKind::Fault => {
+                    stopped = true;
+                    disagreements.insert(format!("{f}"));
+                }
+            }
+        }
+        if stopped {
+            // No final state, and the checker reports no races of the executions that
+            // deadlock: the races of a run stopped by a hang or a divergence are printed, not
+            // compared.
+            stopped_races.extend(races_here.difference(&checker_races).copied());
+            continue;
+        }
+        let mut state = BTreeMap::new();
+        let mut slot = 0;
+        for (th, regs) in k.registers.iter().enumerate() {
+            for (r, _) in regs {
+                let b = &out.buffers[0][4 * slot..4 * slot + 4];
+                state.insert(
+                    format!("P{th}:{r}"),
+                    i64::from(i32::from_le_bytes(b.try_into().unwrap())),
+                );
+                slot += 1;
+            }
+        }
+        for (i, (l, _)) in k.locations.iter().enumerate() {
+            let b = &out.buffers[1 + i][..4];
+            state.insert(
+                l.clone(),
+                i64::from(i32::from_le_bytes(b.try_into().unwrap())),
+            );
+        }
+        // The checker leaves out the executions the test's `filter` rejects, races and all.
+        if t.filter.as_ref().is_none_or(|f| holds(f, &state)) {
+            sim_races.extend(races_here.iter().copied());
+            states.entry(state).or_default().extend(races_here);
+        }
+    }
+    for s in states.keys() {
+        if !allowed(&outcome, s, &init) {
+            disagreements.insert(format!(
+                "final state {} is not allowed by the checker",
+                shown(s)
+            ));
+        }
+    }
+    for r in sim_races.difference(&checker_races) {
+        disagreements.insert(format!("race {} is not a race of the checker", show(r)));
+    }
+    // A race of the checker no schedule showed is coverage, unless every consistent execution
+    // with a final state the simulator reached has the race: the schedule ran one of them, and
+    // its detector missed the race.
+    if !checker_races.is_subset(&sim_races) {
+        for (s, seen) in &states {
+            let mut pinned = t.clone();
+            let mut prop = t.filter.clone().unwrap_or(Prop::True);
+            for (n, v) in s {
+                let name = match n.split_once(':') {
+                    Some((th, r)) => Term::Reg(th[1..].parse().unwrap(), r.to_string()),
+                    None => Term::Loc(n.clone()),
+                };
+                let eq = Prop::Atom(Cmp::Eq, name, Term::Const(*v));
+                prop = Prop::And(Box::new(prop), Box::new(eq));
+            }
+            pinned.filter = Some(prop);
+            let Ok(pinned) = decide(&pinned) else {
+                continue;
+            };
+            for r in pinned.races_in_every.iter().flatten() {
+                let p = pair((r.a.thread, r.a.line), (r.b.thread, r.b.line));
+                if !seen.contains(&p) {
+                    disagreements.insert(format!(
+                        "race {} of every consistent execution with final state {} is not reported",
+                        show(&p),
+                        shown(s)
+                    ));
+                }
+            }
+        }
+    }
+    Ok(Report {
+        disagreements: disagreements.into_iter().collect(),
+        unseen_races: checker_races
+            .difference(&sim_races)
+            .map(|r| show(r))
+            .collect(),
+        races_before_deadlock: stopped_races.iter().map(|r| show(r)).collect(),
+        states_seen: states.len(),
+    })
+}
