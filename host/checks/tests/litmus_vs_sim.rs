@@ -2,16 +2,20 @@
 //! independent implementations of the PTX memory model checking each other. Every litmus test
 //! of the checker's corpora (`classic/`, `reference/`, `rules/`, `forms/`), the generated corpus
 //! of its `corpus` example, and this check's own tests (`host/checks/litmus-sim/`) runs as a
-//! kernel over many schedules of the simulator (`litmus_sim`); every final state the
-//! simulator reaches must be allowed by the checker, every race it reports must be a race of the
-//! checker, and every hang or barrier divergence must be a deadlock of the checker. Races of the
+//! kernel over many schedules of the simulator, once with each location in a buffer of its own
+//! and once with all packed 4 bytes apart (two locations per 8-byte granule of the race
+//! detector). What is compared is said in `litmus_sim`: final states allowed, races the
+//! checker's, races of every execution reported, hangs the checker's deadlocks. Races of the
 //! checker that no schedule showed are printed as coverage.
 //!
 //! Tests the translation cannot express (host threads, several GPUs, aliases and other proxies,
-//! `atom.mul`/`atom.div`) are skipped with their reason printed, and the number run must stay
-//! above a floor. Disagreements known and being fixed elsewhere are listed in
-//! [`EXPECTED_DISAGREEMENTS`]; the test fails when a test outside the list disagrees and when a
-//! listed test agrees (so the list is emptied as the fixes land).
+//! `atom.mul`/`atom.div`, loops in tests with barriers) are skipped with their reason printed,
+//! and the number run must stay above a floor. Disagreements known and being fixed elsewhere are
+//! listed in [`EXPECTED_DISAGREEMENTS`]; the test fails when a test outside the list disagrees
+//! and when a listed test agrees (so the list is emptied as the fixes land).
+//!
+//! Time: about 8 s of CPU in a debug build (`cargo test -p scoped-atomics-checks --test
+//! litmus_vs_sim`). `LITMUS_SIM_ONLY=PART` runs the tests whose name contains PART.
 
 mod litmus_sim;
 
@@ -27,6 +31,9 @@ use std::path::Path;
 /// states on the simulator's random scheduler, small enough for a debug `cargo test`.
 const SEEDS: u64 = 60;
 
+/// Schedules per test with the locations packed into one buffer.
+const PACKED_SEEDS: u64 = 30;
+
 /// The fewest tests that must be translated and run (of about 380).
 const FLOOR: usize = 330;
 
@@ -38,12 +45,44 @@ const EXPECTED_DISAGREEMENTS: &[(&str, &str)] = &[
         "synchronization only between morally strong fences (issue 30 item 1, helper w30race)",
     ),
     (
+        "litmus-sim/MP+spin+fence.sc.cta-2cta.litmus [packed]",
+        "synchronization only between morally strong fences (issue 30 item 1, helper w30race)",
+    ),
+    (
+        "litmus-sim/MP+fence.sc.gpu+fence.sc.cta-2cta.litmus",
+        "synchronization only between morally strong fences (issue 30 item 1, helper w30race)",
+    ),
+    (
+        "litmus-sim/MP+fence.sc.gpu+fence.sc.cta-2cta.litmus [packed]",
+        "synchronization only between morally strong fences (issue 30 item 1, helper w30race)",
+    ),
+    (
         "litmus-sim/MP+release-pattern-2+spin.litmus",
+        "release patterns of 8.8 rule 2 (issue 30 item 1, helper w30race)",
+    ),
+    (
+        "litmus-sim/MP+release-pattern-2+spin.litmus [packed]",
         "release patterns of 8.8 rule 2 (issue 30 item 1, helper w30race)",
     ),
     (
         "litmus-sim/MP+wide-then-narrow-fence+spin.litmus",
         "a narrow release fence no longer hiding a wide one (issue 30 item 1, helper w30race)",
+    ),
+    (
+        "litmus-sim/MP+wide-then-narrow-fence+spin.litmus [packed]",
+        "a narrow release fence no longer hiding a wide one (issue 30 item 1, helper w30race)",
+    ),
+    (
+        "litmus/reference/mp-red.litmus",
+        "`red` then `fence.acquire` forming no acquire pattern (PTX 8.11.1; found by this check, part of issue 30 item 1's audit)",
+    ),
+    (
+        "litmus/reference/mp-red.litmus [packed]",
+        "`red` then `fence.acquire` forming no acquire pattern (PTX 8.11.1; found by this check, part of issue 30 item 1's audit)",
+    ),
+    (
+        "litmus-sim/MP+relaxed-publish+3spinners.litmus [packed]",
+        "shadow cells that keep every write a later access could race with (issue 30 item 1b, helper w30race)",
     ),
 ];
 
@@ -58,7 +97,11 @@ fn corpus_dir(dir: &str) -> Vec<(String, String)> {
     files
         .into_iter()
         .map(|p| {
-            let name = format!("{dir}/{}", p.file_name().unwrap().to_string_lossy());
+            let name = format!(
+                "{}/{}",
+                dir.trim_start_matches("../"),
+                p.file_name().unwrap().to_string_lossy()
+            );
             (name, std::fs::read_to_string(&p).unwrap())
         })
         .collect()
@@ -101,22 +144,34 @@ fn the_simulator_agrees_with_the_litmus_checker() {
     }
     for (name, text) in &tests {
         let t = parse(name, text).unwrap_or_else(|e| panic!("{name}: {e}"));
-        match litmus_sim::check(&t, SEEDS) {
-            Err(why) => skipped.entry(why).or_default().push(name.clone()),
-            Ok(r) => {
-                run += 1;
-                states += r.states_seen;
-                for u in &r.races_before_deadlock {
-                    println!(
-                        "note: {name}: race {u} in a run that then deadlocks (the checker reports no races of deadlocking executions)"
-                    );
+        // Each location in a buffer of its own, then all in one buffer 4 bytes apart (two
+        // locations to each 8-byte granule of the race detector's shadow state).
+        for (packed, seeds, label) in [
+            (false, SEEDS, name.clone()),
+            (true, PACKED_SEEDS, format!("{name} [packed]")),
+        ] {
+            match litmus_sim::check(&t, seeds, packed) {
+                Err(why) => {
+                    if !packed {
+                        skipped.entry(why).or_default().push(name.clone());
+                    }
+                    break;
                 }
-                for u in &r.unseen_races {
-                    unseen += 1;
-                    println!("coverage: {name}: the checker's race {u} in no schedule");
-                }
-                if !r.disagreements.is_empty() {
-                    disagreeing.insert(name.clone(), r.disagreements);
+                Ok(r) => {
+                    run += usize::from(!packed);
+                    states += r.states_seen;
+                    for u in &r.races_before_deadlock {
+                        println!(
+                            "note: {label}: race {u} in a run that then deadlocks (the checker reports no races of deadlocking executions)"
+                        );
+                    }
+                    for u in &r.unseen_races {
+                        unseen += 1;
+                        println!("coverage: {label}: the checker's race {u} in no schedule");
+                    }
+                    if !r.disagreements.is_empty() {
+                        disagreeing.insert(label, r.disagreements);
+                    }
                 }
             }
         }
@@ -131,7 +186,7 @@ fn the_simulator_agrees_with_the_litmus_checker() {
     }
     let skips: usize = skipped.values().map(Vec::len).sum();
     println!(
-        "{run} tests run over {SEEDS} schedules each ({states} distinct final states), {skips} skipped, {} disagree, {unseen} races of the checker unseen",
+        "{run} tests run over {SEEDS} schedules each and {PACKED_SEEDS} with packed locations ({states} distinct final states), {skips} skipped, {} disagree, {unseen} races of the checker unseen",
         disagreeing.len()
     );
     if only.is_some() {

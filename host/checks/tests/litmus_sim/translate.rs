@@ -26,8 +26,11 @@ pub struct Kernel {
     pub threads_per_block: u32,
     /// CTAs per cluster, when the test places threads in clusters.
     pub cluster: Option<u32>,
-    /// The locations in buffer order (buffer 1 onwards) with their initial values.
+    /// The locations in buffer order (buffer 1 onwards, or 4 bytes apart in buffer 1 when
+    /// `packed`) with their initial values.
     pub locations: Vec<(String, i64)>,
+    /// Whether the locations share one buffer.
+    pub packed: bool,
     /// Per litmus thread, the registers it writes to the output buffer, in order (the slots of
     /// thread `k` follow those of threads before it), with their initial values.
     pub registers: Vec<Vec<(String, i64)>>,
@@ -173,8 +176,9 @@ fn sem_scope(sem: Sem, s: Scope) -> String {
     }
 }
 
-/// Translates `t`, or says why it cannot be.
-pub fn translate(t: &Litmus) -> Result<Kernel, String> {
+/// Translates `t`, or says why it cannot be: each location a buffer of its own, or with
+/// `packed` all in one buffer, 4 bytes apart.
+pub fn translate(t: &Litmus, packed: bool) -> Result<Kernel, String> {
     if !t.aliases.is_empty() {
         return Err("virtual aliases (the simulator has one address per location)".into());
     }
@@ -282,7 +286,12 @@ pub fn translate(t: &Litmus) -> Result<Kernel, String> {
     w.emit(".address_size 64", None);
     w.emit("", None);
     let mut params = vec!["\t.param .u64 p_out".to_string()];
-    params.extend((0..locs.len()).map(|i| format!("\t.param .u64 p_loc{i}")));
+    let buffers = if packed {
+        locs.len().min(1)
+    } else {
+        locs.len()
+    };
+    params.extend((0..buffers).map(|i| format!("\t.param .u64 p_loc{i}")));
     w.emit(".visible .entry litmus(", None);
     let last = params.len() - 1;
     for (i, p) in params.iter().enumerate() {
@@ -298,12 +307,18 @@ pub fn translate(t: &Litmus) -> Result<Kernel, String> {
     // %rd0: the output buffer; %rd(i+1): location i.
     w.emit("\tld.param.u64 %rd0, [p_out];", None);
     w.emit("\tcvta.to.global.u64 %rd0, %rd0;", None);
-    for i in 0..locs.len() {
+    for i in 0..buffers {
         w.emit(&format!("\tld.param.u64 %rd{}, [p_loc{i}];", i + 1), None);
         w.emit(
             &format!("\tcvta.to.global.u64 %rd{}, %rd{};", i + 1, i + 1),
             None,
         );
+    }
+    if packed {
+        // Location i at byte 4 i of the one buffer: two locations share each 8-byte granule.
+        for i in 1..locs.len() {
+            w.emit(&format!("\tadd.s64 %rd{}, %rd1, {};", i + 1, 4 * i), None);
+        }
     }
     w.emit("\tmov.u32 %q0, %ctaid.x;", None);
     w.emit("\tmov.u32 %q1, %tid.x;", None);
@@ -586,6 +601,7 @@ pub fn translate(t: &Litmus) -> Result<Kernel, String> {
         threads_per_block: per_block * lanes,
         cluster,
         locations: locs.into_iter().collect(),
+        packed,
         registers,
         lines: w.lines,
     })
