@@ -14,6 +14,7 @@
 //! disagreement; races of runs that then deadlock are printed too (the checker reports no races
 //! of deadlocking executions).
 
+mod layout;
 pub mod translate;
 
 use ptx_litmus::enumerate::{Outcome, decide};
@@ -275,11 +276,8 @@ pub fn check(t: &Litmus, seeds: u64, packed: bool) -> Result<Report, String> {
     }
     Ok(Report {
         disagreements: disagreements.into_iter().collect(),
-        unseen_races: checker_races
-            .difference(&sim_races)
-            .map(|r| show(r))
-            .collect(),
-        races_before_deadlock: stopped_races.iter().map(|r| show(r)).collect(),
+        unseen_races: checker_races.difference(&sim_races).map(&show).collect(),
+        races_before_deadlock: stopped_races.iter().map(&show).collect(),
         states_seen: states.len(),
     })
 }
