@@ -4,9 +4,9 @@
 use ptx_litmus::program::{Litmus, Placement};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-/// The CTA of each litmus thread as (block index, thread index in the block), the number of
-/// blocks, the block size and the cluster size.
-pub type Layout = (Vec<(u32, u32)>, u32, u32, Option<u32>);
+/// The place of each litmus thread as (block index, thread index in the block), `None` for a
+/// host thread; the number of blocks, the block size and the cluster size.
+pub type Layout = (Vec<Option<(u32, u32)>>, u32, u32, Option<u32>);
 
 /// Places CTAs in blocks: the CTAs of one cluster are consecutive blocks, every cluster padded
 /// to the size of the largest (clusters are uniform in a launch).
@@ -16,14 +16,14 @@ pub fn layout(t: &Litmus) -> Result<Layout, String> {
     let mut keys = Vec::new();
     for th in &t.threads {
         match th.place {
-            Placement::Host => return Err("a host thread (`@host`)".into()),
+            Placement::Host => keys.push(None),
             Placement::Gpu { gpu, cluster, cta } => {
                 gpus.insert(gpu);
                 let ckey = match cluster {
                     Some(k) => (0, k),
                     None => (1, cta),
                 };
-                keys.push((ckey, cta));
+                keys.push(Some((ckey, cta)));
             }
         }
     }
@@ -40,7 +40,7 @@ pub fn layout(t: &Litmus) -> Result<Layout, String> {
         )
     });
     let mut clusters: BTreeMap<(u8, i64), BTreeSet<i64>> = BTreeMap::new();
-    for &(c, cta) in &keys {
+    for &(c, cta) in keys.iter().flatten() {
         clusters.entry(c).or_default().insert(cta);
     }
     // One CTA number in two clusters cannot be laid out.
@@ -66,14 +66,17 @@ pub fn layout(t: &Litmus) -> Result<Layout, String> {
             block_of.insert(*c, k as u32 * per_cluster + i as u32);
         }
     }
-    let blocks = clusters.len() as u32 * per_cluster;
+    // A test of host threads alone launches one block that does nothing.
+    let blocks = (clusters.len() as u32 * per_cluster).max(1);
     let mut next = HashMap::<u32, u32>::new();
     let mut place = Vec::new();
-    for &(_, cta) in &keys {
-        let b = block_of[&cta];
-        let n = next.entry(b).or_default();
-        place.push((b, *n));
-        *n += 1;
+    for key in &keys {
+        place.push(key.map(|(_, cta)| {
+            let b = block_of[&cta];
+            let n = next.entry(b).or_default();
+            *n += 1;
+            (b, *n - 1)
+        }));
     }
     let per_block = next.values().copied().max().unwrap_or(1);
     Ok((

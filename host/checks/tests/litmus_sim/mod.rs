@@ -14,13 +14,14 @@
 //! disagreement; races of runs that then deadlock are printed too (the checker reports no races
 //! of deadlocking executions).
 
+mod host;
 mod layout;
 pub mod translate;
 
 use ptx_litmus::enumerate::{Outcome, decide};
 use ptx_litmus::program::{Cmp, Litmus, Prop, Term};
 use ptx_sim::{Arg, FindingKind, Launch, Simulator};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// What one test showed.
 pub struct Report {
@@ -58,6 +59,16 @@ fn ptx_lines(text: &str) -> Vec<u32> {
 fn shown(s: &BTreeMap<String, i64>) -> String {
     let v: Vec<String> = s.iter().map(|(n, v)| format!("{n}={v}")).collect();
     format!("{{{}}}", v.join(", "))
+}
+
+/// The host thread a race finding names (`host thread N`), if any.
+fn host_of(text: &str) -> Option<usize> {
+    let at = text.find("host thread ")? + "host thread ".len();
+    let digits: String = text[at..]
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect();
+    digits.parse().ok()
 }
 
 fn term(t: &Term, s: &BTreeMap<String, i64>) -> i64 {
@@ -122,8 +133,14 @@ pub fn check(t: &Litmus, seeds: u64, packed: bool) -> Result<Report, String> {
     let show = |p: &Pair| {
         format!(
             "{} and {}",
-            site_text.get(&p.0).cloned().unwrap_or_default(),
-            site_text.get(&p.1).cloned().unwrap_or_default()
+            site_text
+                .get(&p.0)
+                .cloned()
+                .unwrap_or_else(|| format!("P{}: (a host access)", p.0.0)),
+            site_text
+                .get(&p.1)
+                .cloned()
+                .unwrap_or_else(|| format!("P{}: (a host access)", p.1.0))
         )
     };
     let mut init = BTreeMap::new();
@@ -142,19 +159,35 @@ pub fn check(t: &Litmus, seeds: u64, packed: bool) -> Result<Report, String> {
     // Final state → the sets of races the schedules that reached it reported.
     let mut states: BTreeMap<BTreeMap<String, i64>, BTreeSet<BTreeSet<Pair>>> = BTreeMap::new();
     for seed in 1..=seeds {
-        let mut args = vec![Arg::Buffer(vec![0; 4 * slots.max(1)])];
+        // The locations are the launch's buffers (host threads reach those), the kernel given
+        // their addresses; the output buffer comes after them.
         let initial = k.locations.iter().map(|(_, v)| (*v as i32).to_le_bytes());
-        if k.packed && !k.locations.is_empty() {
-            args.push(Arg::Buffer(initial.flatten().collect()));
+        let buffers: Vec<Vec<u8>> = if k.packed && !k.locations.is_empty() {
+            vec![initial.flatten().collect()]
         } else {
-            args.extend(initial.map(|b| Arg::Buffer(b.to_vec())));
-        }
+            initial.map(|b| b.to_vec()).collect()
+        };
+        let out_buffer = buffers.len();
+        let mut args = vec![Arg::Buffer(vec![0; 4 * slots.max(1)])];
+        args.extend((0..buffers.len()).map(|b| Arg::Ptr(b, 0)));
         let mut launch = Launch::new([k.blocks, 1, 1], [k.threads_per_block, 1, 1], args);
+        launch.buffers = buffers;
+        let at: HashMap<String, (usize, u64)> = k
+            .locations
+            .iter()
+            .enumerate()
+            .map(|(i, (l, _))| (l.clone(), if k.packed { (0, 4 * i as u64) } else { (i, 0) }))
+            .collect();
+        let (hosts, finals): (Vec<_>, Vec<_>) = k
+            .hosts
+            .iter()
+            .map(|&h| host::thread(&t.threads[h], &k.registers[h], at.clone()))
+            .unzip();
         launch.cluster = k.cluster.map(|c| [c, 1, 1]);
         launch.seed = seed;
         launch.hang_bound = 5_000;
         let out = kernel
-            .launch(&launch, Vec::new())
+            .launch(&launch, hosts)
             .map_err(|e| format!("the simulator refuses the launch: {e}"))?;
         let mut stopped = false;
         let mut races_here = BTreeSet::new();
@@ -165,9 +198,18 @@ pub fn check(t: &Litmus, seeds: u64, packed: bool) -> Result<Report, String> {
                         .iter()
                         .filter_map(|l| k.lines.get(l).copied())
                         .collect();
-                    match sites[..] {
-                        [a, b] => {
-                            races_here.insert(pair(a, b));
+                    match (&sites[..], host_of(&f.text)) {
+                        ([a, b], None) => {
+                            races_here.insert(pair(*a, *b));
+                        }
+                        // A host access is not named by line: the checker's race of this
+                        // instruction with some access of that host thread, if it has one.
+                        ([a], Some(h)) => {
+                            let host = k.hosts[h];
+                            let found = checker_races.iter().find(|p| {
+                                (p.0 == *a && p.1.0 == host) || (p.1 == *a && p.0.0 == host)
+                            });
+                            races_here.insert(found.copied().unwrap_or(pair(*a, (host, 0))));
                         }
                         _ => {
                             disagreements.insert(format!("a race outside the test's code: {f}"));
@@ -198,21 +240,26 @@ pub fn check(t: &Litmus, seeds: u64, packed: bool) -> Result<Report, String> {
         let mut state = BTreeMap::new();
         let mut slot = 0;
         for (th, regs) in k.registers.iter().enumerate() {
+            let host = k.hosts.iter().position(|&h| h == th);
             for (r, _) in regs {
-                let b = &out.buffers[0][4 * slot..4 * slot + 4];
-                state.insert(
-                    format!("P{th}:{r}"),
-                    i64::from(i32::from_le_bytes(b.try_into().unwrap())),
-                );
+                let v = match host {
+                    Some(h) => finals[h]
+                        .lock()
+                        .unwrap()
+                        .as_ref()
+                        .expect("a host thread that ended")[r],
+                    None => {
+                        let b = &out.buffers[out_buffer][4 * slot..4 * slot + 4];
+                        i64::from(i32::from_le_bytes(b.try_into().unwrap()))
+                    }
+                };
+                state.insert(format!("P{th}:{r}"), v);
                 slot += 1;
             }
         }
-        for (i, (l, _)) in k.locations.iter().enumerate() {
-            let b = if k.packed {
-                &out.buffers[1][4 * i..4 * i + 4]
-            } else {
-                &out.buffers[1 + i][..4]
-            };
+        for (l, _) in &k.locations {
+            let (buffer, offset) = at[l];
+            let b = &out.buffers[buffer][offset as usize..offset as usize + 4];
             state.insert(
                 l.clone(),
                 i64::from(i32::from_le_bytes(b.try_into().unwrap())),

@@ -3,12 +3,14 @@
 //! location a global buffer of its own holding its initial value, and each thread's registers
 //! written to an output buffer when it ends. Every PTX line that executes a litmus instruction is
 //! mapped back to the instruction's thread and line, so that a race the simulator names by PTX
-//! line can be looked up among the checker's racing pairs.
+//! line can be looked up among the checker's racing pairs. A thread placed on the host is left
+//! to the caller (a host thread of the simulator, `host.rs`).
 //!
 //! What the translation cannot express is refused with the reason (counted by the caller):
-//! host threads and several GPUs (the simulator runs one device), virtual aliases and the
+//! several GPUs (the simulator runs one device), virtual aliases and the
 //! texture, surface and constant proxies, `atom`/`red` operations PTX lacks (`mul`, `div`),
-//! values outside 32 bits.
+//! values outside 32 bits, fences and read-modify-writes of host threads, loops in tests with
+//! barriers.
 
 use super::layout::layout;
 use ptx_litmus::program::{
@@ -20,6 +22,8 @@ use std::collections::{BTreeMap, HashMap};
 pub struct Kernel {
     /// The PTX module (kernel `litmus`).
     pub ptx: String,
+    /// The litmus threads that run on the host, in the order of the launch's host threads.
+    pub hosts: Vec<usize>,
     /// Blocks in x (one per CTA of the test, clusters padded to one size).
     pub blocks: u32,
     /// Threads per block: the most litmus threads of one CTA, times the lanes each has.
@@ -106,6 +110,22 @@ pub fn translate(t: &Litmus, packed: bool) -> Result<Kernel, String> {
         return Err("threads not numbered P0, P1, … in order".into());
     }
     let (place, blocks, per_block, cluster) = layout(t)?;
+    // A host thread's code: loads, stores, register arithmetic and branches (the simulator's
+    // host threads have no fences or read-modify-writes).
+    for (th, p) in t.threads.iter().zip(&place) {
+        for l in th.code.iter().filter(|_| p.is_none()) {
+            if !matches!(
+                l.instr,
+                Instr::Ld { .. }
+                    | Instr::St { .. }
+                    | Instr::Alu { .. }
+                    | Instr::Label(_)
+                    | Instr::Branch { .. }
+            ) {
+                return Err(format!("`{}` in a host thread", l.text));
+            }
+        }
+    }
     // The simulator, like the PTX ISA, takes barrier thread counts in multiples of the warp
     // size: in a test with barriers each litmus thread is a warp whose lane 0 does the thread's
     // accesses and broadcasts the values it loads, every lane taking the same path to the same
@@ -137,7 +157,7 @@ pub fn translate(t: &Litmus, packed: bool) -> Result<Kernel, String> {
     let lead = if has_bar { "@%p4 " } else { "" };
     // Litmus threads per CTA, for barriers without a thread count ("every thread of the CTA").
     let mut cta_size: HashMap<u32, u32> = HashMap::new();
-    for &(b, _) in &place {
+    for &(b, _) in place.iter().flatten() {
         *cta_size.entry(b).or_default() += 1;
     }
     // Locations: those initialised and those accessed, in name order.
@@ -248,7 +268,11 @@ pub fn translate(t: &Litmus, packed: bool) -> Result<Kernel, String> {
         w.emit("\tsetp.eq.u32 %p4, %q4, 0;", None);
         w.emit("\tshr.u32 %q1, %q1, 5;", None);
     }
-    for (k, &(b, i)) in place.iter().enumerate() {
+    for (k, (b, i)) in place
+        .iter()
+        .enumerate()
+        .filter_map(|(k, p)| p.map(|p| (k, p)))
+    {
         w.emit(&format!("\tsetp.eq.u32 %p0, %q0, {b};"), None);
         w.emit(&format!("\tsetp.eq.and.u32 %p0, %q1, {i}, %p0;"), None);
         w.emit(&format!("\t@%p0 bra THREAD{k};"), None);
@@ -256,6 +280,11 @@ pub fn translate(t: &Litmus, packed: bool) -> Result<Kernel, String> {
     w.emit("\tret;", None);
     let mut base = 0usize;
     for (k, th) in t.threads.iter().enumerate() {
+        if place[k].is_none() {
+            // A host thread runs on the host (the caller interprets its code).
+            base += registers[k].len();
+            continue;
+        }
         let reg_no: HashMap<&str, usize> = registers[k]
             .iter()
             .enumerate()
@@ -412,7 +441,7 @@ pub fn translate(t: &Litmus, packed: bool) -> Result<Kernel, String> {
                             w.emit(&format!("\tmul.lo.s32 %q5, {}, {lanes};", r(c)), at);
                             "%q5".into()
                         }
-                        None => (cta_size[&place[k].0] * lanes).to_string(),
+                        None => (cta_size[&place[k].expect("a GPU thread").0] * lanes).to_string(),
                     };
                     match bop {
                         BarOp::Sync => w.emit(&format!("\tbarrier.sync {}, {count};", op(id)), at),
@@ -524,6 +553,9 @@ pub fn translate(t: &Litmus, packed: bool) -> Result<Kernel, String> {
         packed,
         registers,
         lines: w.lines,
+        hosts: (0..t.threads.len())
+            .filter(|&k| place[k].is_none())
+            .collect(),
     })
 }
 
