@@ -219,13 +219,9 @@ fn extra() -> Vec<(String, String)> {
     out
 }
 
-fn main() {
-    let dir = PathBuf::from(
-        std::env::args()
-            .nth(1)
-            .unwrap_or_else(|| "target/litmus-corpus".into()),
-    );
-    std::fs::create_dir_all(&dir).expect("create the corpus directory");
+/// Every generated test as `(name, text)`; also read by the repository's differential check of
+/// the simulator against the checker (host/checks/tests/litmus_vs_sim.rs includes this file).
+pub fn files() -> Vec<(String, String)> {
     let mut files = extra();
     for shape in shapes() {
         for order in ORDERS {
@@ -239,6 +235,17 @@ fn main() {
             }
         }
     }
+    files
+}
+
+fn main() {
+    let dir = PathBuf::from(
+        std::env::args()
+            .nth(1)
+            .unwrap_or_else(|| "target/litmus-corpus".into()),
+    );
+    std::fs::create_dir_all(&dir).expect("create the corpus directory");
+    let files = files();
     for (name, text) in &files {
         std::fs::write(dir.join(format!("{name}.litmus")), text).expect("write a litmus file");
     }

@@ -79,6 +79,7 @@ pub fn decide(t: &Litmus) -> Result<Outcome, String> {
         violating: 0,
         states: BTreeSet::new(),
         races: BTreeSet::new(),
+        races_in_every: None,
         rejected_by: BTreeMap::new(),
         deadlocked: 0,
         deadlocks: BTreeSet::new(),

@@ -311,13 +311,19 @@ impl RfSearch<'_> {
         for s in states {
             out.states.insert(s.into_iter().collect());
         }
+        let mut here = std::collections::BTreeSet::new();
         races::collect(
             g,
             &axioms::Orders {
                 cause: c.cause.clone(),
             },
-            &mut out.races,
+            &mut here,
         );
+        out.races_in_every = Some(match out.races_in_every.take() {
+            Some(every) => every.intersection(&here).cloned().collect(),
+            None => here.clone(),
+        });
+        out.races.extend(here);
     }
 }
 

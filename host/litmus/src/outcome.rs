@@ -23,6 +23,18 @@ pub struct Outcome {
     /// Racing pairs over all consistent executions that complete, whether or not they satisfy
     /// the condition.
     pub races: BTreeSet<Race>,
+    /// Racing pairs of every consistent execution that completes (`None` when none does): a
+    /// race every execution has, which a run of the program must show whatever its schedule.
+    ///
+    /// ```
+    /// use ptx_litmus::{enumerate::decide, parse::parse};
+    /// let t = parse("w", "PTX W\n{ x=0; y=0; }\n P0@cta 0,gpu 0 | P1@cta 1,gpu 0 ;\n \
+    ///     st.weak x, 1 | st.weak x, 2 ;\n ld.relaxed.gpu r0, y | st.relaxed.gpu y, 1 ;\n\
+    ///     exists (x == 1)\n").unwrap();
+    /// let o = decide(&t).unwrap();
+    /// assert_eq!(o.races_in_every.unwrap().len(), 1); // the two stores of x race in every execution
+    /// ```
+    pub races_in_every: Option<BTreeSet<Race>>,
     /// How many candidates each axiom rejected (the first violated one).
     pub rejected_by: BTreeMap<String, u64>,
     /// Ways the threads may run (one path per thread and one grouping of barrier arrivals)
