@@ -21,7 +21,9 @@
 //! may report a race where the model finds an order it does not track, never the other way: no
 //! Fence-SC edges between `fence.sc` operations (the schedule does not fix that order, see
 //! [`sync`]), no acquire pattern `ld.relaxed [M]; ld.acquire [M]`, no patterns through accesses
-//! of different sizes of one location.
+//! of different sizes of one location. One exception orders more than PTX:
+//! `cp.async.mbarrier.arrive.noinc` releases the thread's accesses before it with its copies
+//! (PTX orders only the copies; telling them apart would need a clock of their own).
 
 mod shadow;
 mod sync;
