@@ -3,11 +3,12 @@
 //! `__pipeline_memcpy_async`, `cuda::memcpy_async` and cooperative groups' `memcpy_async`).
 //!
 //! The PTX ISA makes each copy a weak read of the source and a weak write of the destination
-//! by the issuing thread, performed asynchronously: nothing orders them with the thread's own
-//! later accesses until the wait. Here a copy happens at that wait, as the thread's plain
-//! accesses there (named by the `cp.async` instruction's line in findings): a read of the
-//! destination before the wait reads the old bytes, and another thread's access is judged
-//! against the copy where the copy is ordered, not where it was issued.
+//! by the issuing thread, performed asynchronously: ordered after the thread's instructions
+//! before it, and with nothing after it until the wait (PTX ISA 8.9.1.1). Here a copy happens at
+//! that wait, as plain accesses of the thread (named by the `cp.async` instruction's line in
+//! findings) that the race detector orders as the copy is ordered: after what the thread had
+//! seen when it issued the copy, unordered with its own accesses between the issue and the wait
+//! (a read of the destination there reads the old bytes, and races with the copy).
 
 use super::decode::{Addr, Scope, Space, Src};
 use super::exec::{Event, Thread, World};
@@ -25,6 +26,8 @@ pub struct PendingCopy {
     src_size: u64,
     pc: u32,
     group: Option<u32>,
+    /// The thread's race-detection clock when it issued the copy (empty without detection).
+    issued: Vec<u32>,
 }
 
 /// The copies a thread has in flight and how many groups it has committed.
@@ -44,7 +47,7 @@ pub struct CpAsyncInst {
 }
 
 impl World<'_> {
-    pub(super) fn cp_async(&mut self, th: &mut Thread, pc: u32, c: &CpAsyncInst) -> Event {
+    pub(super) fn cp_async(&mut self, th: &mut Thread, t: u32, pc: u32, c: &CpAsyncInst) -> Event {
         let dst = self.val(th, c.dst.base).wrapping_add(c.dst.off as u64);
         let src = self.val(th, c.src.base).wrapping_add(c.src.off as u64);
         let size = u64::from(c.size);
@@ -61,6 +64,10 @@ impl World<'_> {
             src_size,
             pc,
             group: None,
+            issued: self
+                .race
+                .as_mut()
+                .map_or_else(Vec::new, |race| race.issue_async(t)),
         });
         Event::Yield
     }
@@ -110,8 +117,20 @@ impl World<'_> {
         }
     }
 
-    /// Performs one copy: the source read and the destination write, weak, at CTA scope.
+    /// Performs one copy: the source read and the destination write, weak, at CTA scope, as
+    /// accesses of the copy (ordered after what its thread had seen when it issued it).
     fn complete_copy(&mut self, th: &mut Thread, t: u32, c: &PendingCopy) -> Option<Event> {
+        if let Some(race) = &mut self.race {
+            race.begin_async(c.issued.clone());
+        }
+        let stopped = self.copy_bytes(th, t, c);
+        if let Some(race) = &mut self.race {
+            race.end_async();
+        }
+        stopped
+    }
+
+    fn copy_bytes(&mut self, th: &mut Thread, t: u32, c: &PendingCopy) -> Option<Event> {
         let at = (th.cta, th.local.len() as u64);
         let weak = |world: &mut Self, space, addr, write| {
             world.access(at, t, space, addr, c.size, write, false, Scope::Cta, c.pc)

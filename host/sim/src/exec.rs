@@ -631,7 +631,7 @@ impl World<'_> {
                         Err(e) => return Event::Fault(e),
                     }
                 }
-                Op::CpAsync(c) => return self.cp_async(th, pc, c),
+                Op::CpAsync(c) => return self.cp_async(th, t, pc, c),
                 Op::CpAsyncCommit => Self::cp_async_commit(th),
                 Op::CpAsyncWait(n) => {
                     if n.is_none() {

@@ -30,13 +30,31 @@
 //! chooses ([`VolatileMode`], with an example of a kernel race-free in one view and racy in the
 //! other); `--volatile plain` on the command line.
 //!
+//! **What the race detector guarantees.** In the schedule it runs, every access that races with
+//! an earlier access of that schedule is reported (each pair of instructions once): the shadow
+//! memory keeps every access a later one could race with, and drops a record only when a later
+//! access of the same bytes, ordered after it and morally strong with no more accesses than it,
+//! stands in for it — nothing is evicted for space. Synchronisation is made only between
+//! morally strong operations (PTX ISA 8.9.4): release and acquire patterns with fences on
+//! either side, each checked at the scope of its first and last operation, release sequences
+//! through morally strong read-modify-writes, `bar`, `barrier.cluster`, mbarrier phases and
+//! `cp.async` completions. What it may miss: a race that only another interleaving shows, or
+//! that needs a read to return an older value than the last write (run more seeds and
+//! [`Mode::WarpLockstep`]). What it may report that PTX orders: synchronisation it does not
+//! track, never the other way — the Fence-SC order between `fence.sc` operations (the schedule
+//! does not fix it, so assuming the order they ran in could hide a race), the acquire pattern
+//! `ld.relaxed [M]; ld.acquire [M]`, patterns through accesses of different sizes. One known
+//! exception: `cp.async.mbarrier.arrive.noinc` releases the thread's earlier accesses with its
+//! copies (PTX orders only the copies).
+//!
 //! The module tree: `parse` (PTX text → functions and statements), `decode` (compact
 //! instruction forms; `decode/arith` and `decode/collective` for the cold arithmetic and the
 //! barriers and warp collectives), `exec` (the interpreter), `arith`/`fmath` (the cold
 //! arithmetic, rounding exactly), `values` (arithmetic), `vector` (vector and read-only
 //! accesses), `calls` and `printf` (calls, returns, `vprintf`), `memory` (state spaces,
 //! mbarrier objects), `sched` (scheduler, CTA barriers in `sched/barrier`, warp collectives in
-//! `sched/collective`, host threads, hangs), `race` (the detector), `report` (findings),
+//! `sched/collective`, host threads, hangs), `race` (the detector; `race/shadow` the shadow
+//! memory, `race/sync` synchronisation), `report` (findings),
 //! [`cli`] (the `ptx-sim` command, also `cargo host sim`).
 //!
 //! ```

@@ -21,7 +21,9 @@
 //! may report a race where the model finds an order it does not track, never the other way: no
 //! Fence-SC edges between `fence.sc` operations (the schedule does not fix that order, see
 //! [`sync`]), no acquire pattern `ld.relaxed [M]; ld.acquire [M]`, no patterns through accesses
-//! of different sizes of one location.
+//! of different sizes of one location. One exception orders more than PTX:
+//! `cp.async.mbarrier.arrive.noinc` releases the thread's accesses before it with its copies
+//! (PTX orders only the copies; telling them apart would need a clock of their own).
 
 mod shadow;
 mod sync;
@@ -109,6 +111,9 @@ pub struct Race {
     syncs: HashMap<u64, Vec<sync::Location>>,
     /// Whether a 16-byte location synchronises (writes then also look one granule back).
     wide_locations: bool,
+    /// While an asynchronous operation's accesses are checked: the clock of its thread when it
+    /// was issued (what orders accesses before it), in place of the thread's clock now.
+    async_issued: Option<Vec<u32>>,
 }
 
 fn join(into: &mut [u32], from: &[u32]) {
@@ -137,6 +142,7 @@ impl Race {
             shadows: HashMap::new(),
             syncs: HashMap::new(),
             wide_locations: false,
+            async_issued: None,
         }
     }
 
@@ -186,6 +192,7 @@ impl Race {
             a,
             self.places[a.tid as usize],
             &self.vcs[a.tid as usize],
+            self.async_issued.as_deref(),
         );
         read_only_hit.or(hit)
     }
@@ -228,6 +235,28 @@ impl Race {
             },
             reason: READ_ONLY_REASON,
         })
+    }
+
+    /// `t` issues an asynchronous operation (`cp.async`): returns the clock that orders
+    /// accesses before it (PTX ISA 8.9.1.1: it is ordered after the thread's prior instructions
+    /// and nothing after), and moves `t`'s clock on, so its later accesses are not ordered
+    /// before the operation's.
+    pub fn issue_async(&mut self, t: u32) -> Vec<u32> {
+        let issued = self.vcs[t as usize].clone();
+        self.tick(t);
+        issued
+    }
+
+    /// The accesses until [`Race::end_async`] are an asynchronous operation's, issued at
+    /// `issued` (from [`Race::issue_async`]): ordered after what that clock has seen, unordered
+    /// with the thread's own accesses since.
+    pub fn begin_async(&mut self, issued: Vec<u32>) {
+        self.async_issued = Some(issued);
+    }
+
+    /// Ends [`Race::begin_async`].
+    pub fn end_async(&mut self) {
+        self.async_issued = None;
     }
 
     /// A barrier among `threads`: each one's clock becomes the join of all.

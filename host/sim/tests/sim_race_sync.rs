@@ -251,3 +251,94 @@ fn a_queue_publishing_without_release_is_reported_in_every_schedule() {
         }
     }
 }
+
+/// `ptx` with a 16-byte `.shared` array `sm`.
+fn with_shared(ptx: &str) -> String {
+    ptx.replacen(
+        ".address_size 64\n",
+        ".address_size 64\n.shared .align 16 .b8 sm[16];\n",
+        1,
+    )
+}
+
+/// PTX ISA 8.9.1.1: a `cp.async` is ordered after its thread's instructions before it and
+/// with nothing after it until the wait: an acquire between the issue and the wait does not
+/// order the copy's read of the source after the other block's write.
+#[test]
+fn a_copy_is_ordered_by_what_its_thread_saw_when_it_issued_it() {
+    let writer = "\tst.global.u32 [%rd1], 42;\n\tst.release.gpu.global.u32 [%rd1+8], 1;";
+    let copier = |acquire_first: bool| {
+        let spin = "$WAIT:\n\tld.acquire.gpu.global.u32 %r3, [%rd1+8];\n\
+                    \tsetp.ne.u32 %p2, %r3, 1;\n\t@%p2 bra $WAIT;\n";
+        let copy = "\tmov.u32 %r6, sm;\n\tcp.async.ca.shared.global [%r6], [%rd1], 4;\n\
+                    \tcp.async.commit_group;\n";
+        let (a, b) = if acquire_first {
+            (spin, copy)
+        } else {
+            (copy, spin)
+        };
+        format!(
+            "{a}{b}\tcp.async.wait_group 0;\n\tld.shared.u32 %r4, [%r6];\n\
+             \tst.global.u32 [%rd1+16], %r4;"
+        )
+    };
+    // Block 0 copies, block 1 writes.
+    let kernel = |acquire_first| with_shared(&two_sided(&copier(acquire_first), writer));
+    assert_race_in_every_seed(&kernel(false), "acquire after the issue");
+    assert_no_finding_in_any_seed(&kernel(true), "acquire before the issue");
+}
+
+/// The copy's write is unordered with its own thread's read of the destination before the
+/// wait (a race), ordered before one after the wait.
+#[test]
+fn a_read_of_a_copys_destination_before_the_wait_races_with_the_copy() {
+    let kernel = |read_first: bool| {
+        let read = "\tld.shared.u32 %r4, [%r6];\n\tst.global.u32 [%rd1+16], %r4;\n";
+        let wait = "\tcp.async.commit_group;\n\tcp.async.wait_group 0;\n";
+        let (a, b) = if read_first {
+            (read, wait)
+        } else {
+            (wait, read)
+        };
+        with_shared(&two_sided(
+            &format!(
+                "\tst.global.u32 [%rd1], 42;\n\tmov.u32 %r6, sm;\n\
+                 \tcp.async.ca.shared.global [%r6], [%rd1], 4;\n{a}{b}"
+            ),
+            "",
+        ))
+    };
+    let racy = run(&kernel(true), 1, 0);
+    assert!(
+        racy.findings
+            .iter()
+            .any(|f| f.kind == FindingKind::Race && f.text.contains("cp.async")),
+        "{:?}",
+        racy.findings
+    );
+    let ok = run(&kernel(false), 1, 0);
+    assert!(ok.findings.is_empty(), "{:?}", ok.findings);
+    assert_eq!(ok.buffers[0][16], 42);
+}
+
+/// An mbarrier `.relaxed` arrive releases nothing and a `.relaxed` wait acquires nothing; the
+/// simulator (whose arrivals release and waits acquire) refuses them when it decodes the
+/// kernel, naming the form.
+#[test]
+fn relaxed_mbarrier_forms_are_refused() {
+    for inst in [
+        "mbarrier.arrive.relaxed.cta.shared::cta.b64 %rd2, [%r6];",
+        "mbarrier.test_wait.relaxed.cta.shared::cta.b64 %p2, [%r6], %rd2;",
+    ] {
+        let ptx = with_shared(&two_sided(
+            &format!("\tmov.u32 %r6, sm;\n\tmbarrier.init.shared::cta.b64 [%r6], 1;\n\t{inst}"),
+            "",
+        ));
+        let sim = Simulator::new(&ptx).unwrap();
+        let err = sim.kernel("k").err().expect(inst).to_string();
+        assert!(
+            err.contains("`.relaxed`") && err.contains("mbarrier"),
+            "{err}"
+        );
+    }
+}

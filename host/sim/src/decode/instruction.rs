@@ -370,6 +370,11 @@ pub(super) fn decode_one(d: &mut FnDecoder, i: &RawInstr, at: usize) -> Result<O
         "mbarrier" => {
             let form = rest.first().copied().unwrap_or("");
             let parity = rest.contains(&"parity");
+            // Arrivals release and successful waits acquire here: a `.relaxed` form (which
+            // does neither) would make the race detector order what PTX leaves unordered.
+            if rest.contains(&"relaxed") {
+                return Err(err(i, "mbarrier `.relaxed` forms"));
+            }
             match form {
                 "init" => {
                     need(i, 2)?;

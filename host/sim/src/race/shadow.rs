@@ -84,8 +84,22 @@ const PRUNE_FLOOR: u32 = 8;
 
 impl Granule {
     /// Checks the access `a` of the bytes `mask` by a thread at `me` with clock `vc` against
-    /// the records; records it; returns the first race it completes.
-    pub(super) fn access(&mut self, mask: u8, a: Access, me: Place, vc: &[u32]) -> Option<RaceHit> {
+    /// the records; records it; returns the first race it completes. An asynchronous
+    /// operation's access (`issued`: its thread's clock when issued) is ordered after what that
+    /// clock has seen, not after its thread's accesses since (program order does not excuse
+    /// them).
+    pub(super) fn access(
+        &mut self,
+        mask: u8,
+        a: Access,
+        me: Place,
+        vc: &[u32],
+        issued: Option<&[u32]>,
+    ) -> Option<RaceHit> {
+        let (seen, own_excused) = match issued {
+            Some(clock) => (clock, false),
+            None => (vc, true),
+        };
         let mut hit = None;
         let mut records = 0;
         for k in &self.kinds {
@@ -101,7 +115,7 @@ impl Granule {
             if let Some(m) = k
                 .members
                 .iter()
-                .find(|m| m.tid != a.tid && m.clock > vc[m.tid as usize])
+                .find(|m| !(own_excused && m.tid == a.tid) && m.clock > seen[m.tid as usize])
             {
                 hit = Some(RaceHit {
                     earlier: Shadow {
@@ -118,7 +132,7 @@ impl Granule {
             }
         }
         if records >= self.prune_at.max(PRUNE_FLOOR) {
-            self.drop_covered(mask, &a, me, vc);
+            self.drop_covered(mask, &a, me, seen);
         }
         let member = Member {
             tid: a.tid,
@@ -143,12 +157,13 @@ impl Granule {
         hit
     }
 
-    /// Drops the records that `a` (about to be recorded) covers and orders after.
-    fn drop_covered(&mut self, mask: u8, a: &Access, me: Place, vc: &[u32]) {
+    /// Drops the records that `a` (about to be recorded) covers and is ordered after (`seen`:
+    /// the clock that orders accesses before it).
+    fn drop_covered(&mut self, mask: u8, a: &Access, me: Place, seen: &[u32]) {
         let mut left = 0;
         for k in &mut self.kinds {
             if k.covered_by(mask, a, me) {
-                k.members.retain(|m| m.clock > vc[m.tid as usize]);
+                k.members.retain(|m| m.clock > seen[m.tid as usize]);
             }
             left += k.members.len() as u32;
         }
