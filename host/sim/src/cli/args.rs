@@ -209,7 +209,7 @@ pub(super) fn number(s: &str) -> Option<u64> {
 
 fn hex(s: &str) -> Result<Vec<u8>, String> {
     let digits: String = s.chars().filter(|c| *c != '_').collect();
-    if digits.is_empty() || digits.len() % 2 != 0 {
+    if digits.is_empty() || !digits.len().is_multiple_of(2) {
         return Err(format!(
             "`{s}` is not bytes in hexadecimal (two digits a byte, in memory order)"
         ));
@@ -364,10 +364,13 @@ pub(super) fn parse_arg(s: &str) -> Result<CliArg, String> {
     }
 }
 
+/// A pointer a layout places: its offset in the bytes, the buffer, the offset in the buffer.
+type Placed = (u64, usize, u64);
+
 /// Lays `fields` out as C does (each at its natural alignment, the whole padded to the largest):
 /// the bytes, and the pointers to place (offset in the bytes, buffer, offset in the buffer).
 /// `fn:` fields take the address `sim` gives the function.
-fn layout(fields: &[Field], sim: &Simulator) -> Result<(Vec<u8>, Vec<(u64, usize, u64)>), String> {
+fn layout(fields: &[Field], sim: &Simulator) -> Result<(Vec<u8>, Vec<Placed>), String> {
     let mut bytes = Vec::new();
     let mut pointers = Vec::new();
     let mut largest = 1;
