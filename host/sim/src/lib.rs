@@ -30,7 +30,8 @@
 //! chooses ([`VolatileMode`], with an example of a kernel race-free in one view and racy in the
 //! other); `--volatile plain` on the command line.
 //!
-//! The module tree: `parse` (PTX text → functions and statements), `decode` (compact
+//! The module tree: `parse` (PTX text → functions and statements), `validate` (the module
+//! checks ptxas makes: duplicate symbols, state-space limits), `decode` (compact
 //! instruction forms; `decode/arith` and `decode/collective` for the cold arithmetic and the
 //! barriers and warp collectives), `exec` (the interpreter), `arith`/`fmath` (the cold
 //! arithmetic, rounding exactly), `values` (arithmetic), `vector` (vector and read-only
