@@ -1,16 +1,22 @@
 //! The `sim` subcommand:
 //!
 //! ```text
-//! ptx-sim FILE.ptx --kernel NAME --grid X[,Y,Z] --block X[,Y,Z]
-//!     [--arg KIND:V | --arg buf:T:N[:INIT] | --arg ptr:B:OFFSET]... [--dynamic-shared BYTES]
-//!     [--volatile relaxed-sys|plain] [--warp-lockstep] [--seed N] [--schedules K] [--json]
+//! ptx-sim FILE.ptx --kernel NAME --grid X[,Y,Z] --block X[,Y,Z] [--arg KIND:VALUE]...
+//!     [--buffer T:…]... [--dynamic-shared BYTES] [--volatile relaxed-sys|plain]
+//!     [--warp-lockstep] [--seed N] [--schedules K] [--json]
 //! ```
 //!
-//! Kernel parameters in order: scalars `u32:V` (also an 8- or 16-bit parameter when V fits),
-//! `u64:V`, `i32:V`, `f32:V`, `f64:V`; `buf:T:N[:INIT]` for a pointer to a new global buffer of
-//! N elements of T (`u8`, `u16`, `u32`, `u64`, `i32`, `f32`, `f64`), each INIT (default 0);
-//! `ptr:B:OFFSET` for a pointer OFFSET bytes into buffer B (the B-th `buf:` argument, from 0, as
-//! the output numbers them; OFFSET inside it). Integers are decimal or `0x` hexadecimal.
+//! Kernel parameters in order ([`ARG_HELP`] lists every form, with examples): scalars `u32:V`
+//! (also an 8- or 16-bit parameter when V fits), `u64:V`, `i32:V`, `f32:V`, `f64:V`; a pointer
+//! to a new global buffer of elements of T (`u8`, `u16`, `u32`, `u64`, `i32`, `f32`, `f64`):
+//! N copies of INIT (`buf:T:N[:INIT]`), listed (`buf:T:[V,…]`), read from a file
+//! (`buf:T:@FILE`), or a C struct of typed fields (`buf:struct:[FIELD,…]`), where elements and
+//! fields may be pointers into buffers (`ptr:B[:OFFSET]`) and device-function addresses
+//! (`fn:NAME`); `ptr:B:OFFSET` for a pointer OFFSET bytes into buffer B (the B-th `buf:`
+//! argument, from 0, as the output numbers them; OFFSET inside it); `fn:NAME` for a function
+//! pointer; `struct:FIELD,…` or `bytes:HEX` for a struct passed by value (of the parameter's
+//! size). `--buffer T:…` adds a buffer that is no parameter (numbered after the `buf:`
+//! arguments) for pointers to reach. Integers are decimal or `0x` hexadecimal.
 //! `--volatile plain` judges `ld/st.volatile` as plain accesses (CUDA C++'s view) instead of
 //! relaxed system-scope ones (PTX's, the default). `--warp-lockstep` schedules warp by warp,
 //! lane by lane ([`Mode::WarpLockstep`](crate::Mode::WarpLockstep)) instead of at random.
@@ -21,7 +27,11 @@
 //! schedule `k` of a run uses seed `N + k`. What the kernel prints with `printf` follows the
 //! findings, a line per call starting with the thread.
 
-use super::{Arg, Launch, Mode, Outcome, SimError, Simulator, VolatileMode};
+mod args;
+
+use super::{Launch, Mode, Outcome, SimError, Simulator, VolatileMode};
+pub use args::{CliArg, Elem, Field};
+use args::{buffer_values, number, parse_arg, parse_buffer};
 use std::fmt::Write as _;
 use std::io::Write as _;
 use std::process::ExitCode;
@@ -31,7 +41,50 @@ use std::process::ExitCode;
 /// ```
 /// assert!(ptx_sim::cli::USAGE.contains("--schedules K"));
 /// ```
-pub const USAGE: &str = "usage: ptx-sim FILE.ptx --kernel NAME --grid X[,Y,Z] --block X[,Y,Z] [--cluster X[,Y,Z]] [--arg KIND:V | --arg buf:T:N[:INIT] | --arg ptr:B:OFFSET]... [--dynamic-shared BYTES] [--volatile relaxed-sys|plain] [--warp-lockstep] [--seed N] [--schedules K] [--json]";
+pub const USAGE: &str = "usage: ptx-sim FILE.ptx --kernel NAME --grid X[,Y,Z] --block X[,Y,Z] [--cluster X[,Y,Z]] [--arg KIND:V | --arg buf:T:N[:INIT] | --arg buf:T:[V,…] | --arg buf:T:@FILE | --arg buf:struct:[FIELD,…] | --arg ptr:B:OFFSET | --arg fn:NAME | --arg struct:FIELD,… | --arg bytes:HEX]... [--buffer T:…]... [--dynamic-shared BYTES] [--volatile relaxed-sys|plain] [--warp-lockstep] [--seed N] [--schedules K] [--json]";
+
+/// The `--help` text of `--arg`: every form, with examples.
+///
+/// ```
+/// assert!(ptx_sim::cli::ARG_HELP.contains("fn:NAME") && ptx_sim::cli::ARG_HELP.contains("bytes:HEX"));
+/// ```
+pub const ARG_HELP: &str = "\
+A kernel parameter, in the kernel's order. Integers are decimal or 0x hexadecimal; T is one of
+u8, u16, u32, u64, i32, f32, f64.
+  u32:V  u64:V  i32:V  f32:V  f64:V
+      a scalar (u32:V also fills an 8- or 16-bit parameter when V fits)
+  buf:T:N[:INIT]
+      a pointer to a new global buffer of N elements of T, each INIT (default 0)
+  buf:T:[V,V,...]
+      a new buffer given element by element
+  buf:T:@FILE
+      a new buffer of the elements in FILE (separated by white space or commas)
+  buf:struct:[FIELD,FIELD,...]
+      a new buffer holding one C struct: FIELD is T:V, ptr:B[:OFFSET], fn:NAME or bytes:HEX,
+      each at its natural alignment (8 for ptr: and fn:), the whole padded to the largest
+  ptr:B:OFFSET
+      a pointer OFFSET bytes into buffer B (OFFSET below its size; buffers are numbered from 0:
+      the buf: arguments in order, then the --buffer ones); inside a buffer of u64 or a struct,
+      ptr:B[:OFFSET] (OFFSET 0 when left out)
+  fn:NAME
+      the address of device function NAME (a function pointer); also an element of a u64
+      buffer or a struct field
+  struct:FIELD,FIELD,...
+      a struct passed by value (`.param .align 8 .b8 p[N]`), laid out as buf:struct: lays it
+      out; its size must be the parameter's
+  bytes:HEX
+      a by-value parameter given as its bytes in memory order (two hex digits a byte)
+Examples:
+  --arg buf:u32:[0,1,2,3]             four words 0, 1, 2, 3
+  --arg buf:u32:1024:0xffffffff       1024 words, each 0xffffffff
+  --arg buf:f32:@input.txt            the numbers of input.txt
+  --arg buf:u64:[ptr:1,ptr:1:8,0]     two pointers into buffer 1 and a null pointer
+  --arg buf:struct:[u32:3,ptr:2]      { uint32_t n; T *data; } with data = buffer 2
+  --arg fn:_Z6squarei                 a pointer to device function _Z6squarei
+  --arg struct:f32:1.5,u32:7,ptr:0    a by-value struct { float x; uint32_t n; T *p; }
+  --arg bytes:0100000002000000        a by-value 8-byte struct of the words 1 and 2
+  --arg buf:struct:[u32:4,ptr:1] --buffer u32:4
+                                      a state struct pointing to a buffer that is no parameter";
 
 /// A parsed command line: the arguments of `ptx-sim` (and of `cargo host sim`, which embeds
 /// these as its `sim` subcommand).
@@ -61,13 +114,16 @@ pub struct Options {
     /// (`.reqnctapercluster`), else one block per cluster.
     #[arg(long, value_name = "X[,Y,Z]", value_parser = cluster_dims)]
     pub cluster: Option<[u32; 3]>,
-    /// A kernel parameter, in order: `u32:V` (also an 8- or 16-bit parameter when V fits),
-    /// `u64:V`, `i32:V`, `f32:V`, `f64:V`, or `buf:T:N[:INIT]` for a pointer to a new global
-    /// buffer of N elements of T (u8, u16, u32, u64, i32, f32, f64), each INIT (default 0),
-    /// or `ptr:B:OFFSET` for a pointer OFFSET bytes into buffer B (the B-th `buf:` argument,
-    /// from 0; OFFSET below its size in bytes). Integers are decimal or 0x hexadecimal.
-    #[arg(long = "arg", value_name = "KIND:VALUE", value_parser = parse_arg)]
+    /// A kernel parameter, in order: u32:V, u64:V, i32:V, f32:V, f64:V, buf:T:N[:INIT],
+    /// buf:T:[V,…], buf:T:@FILE, buf:struct:[FIELD,…], ptr:B:OFFSET, fn:NAME, struct:FIELD,…,
+    /// bytes:HEX (--help for each, with examples).
+    #[arg(long = "arg", value_name = "KIND:VALUE", value_parser = parse_arg, long_help = ARG_HELP)]
     pub args: Vec<CliArg>,
+    /// A buffer that is no kernel parameter, numbered after the `buf:` arguments, for pointers
+    /// in other buffers and structs to reach: a `buf:` form without `buf:` (`u32:8`,
+    /// `u32:[1,2,3]`, `u64:@FILE`, `struct:[u32:1,ptr:0]`).
+    #[arg(long = "buffer", value_name = "T:…", value_parser = parse_buffer)]
+    pub buffers: Vec<CliArg>,
     /// Bytes of dynamic shared memory (`extern __shared__`), after the static `.shared`
     /// variables.
     #[arg(long, value_name = "BYTES", default_value_t = 0, value_parser = dynamic_shared)]
@@ -135,126 +191,11 @@ impl From<VolatileView> for VolatileMode {
     }
 }
 
-/// The element type of a `buf:` argument.
-///
-/// ```
-/// use ptx_sim::cli::Elem;
-/// assert_eq!(Elem::F64.size(), 8);
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Elem {
-    U8,
-    U16,
-    U32,
-    U64,
-    I32,
-    F32,
-    F64,
-}
-
-impl Elem {
-    /// Bytes per element.
-    pub fn size(self) -> u32 {
-        match self {
-            Elem::U8 => 1,
-            Elem::U16 => 2,
-            Elem::U32 | Elem::I32 | Elem::F32 => 4,
-            Elem::U64 | Elem::F64 => 8,
-        }
-    }
-
-    fn parse(name: &str) -> Option<Elem> {
-        Some(match name {
-            "u8" => Elem::U8,
-            "u16" => Elem::U16,
-            "u32" => Elem::U32,
-            "u64" => Elem::U64,
-            "i32" => Elem::I32,
-            "f32" => Elem::F32,
-            "f64" => Elem::F64,
-            _ => return None,
-        })
-    }
-
-    /// The bits of `v` as an element of this type, if it is one.
-    fn value(self, v: &str) -> Option<u64> {
-        match self {
-            Elem::U8 => number(v).filter(|&x| x <= 0xff),
-            Elem::U16 => number(v).filter(|&x| x <= 0xffff),
-            Elem::U32 => number(v).filter(|&x| x <= u64::from(u32::MAX)),
-            Elem::U64 => number(v),
-            Elem::I32 => signed(v).map(|x| u64::from(x as u32)),
-            Elem::F32 => v.parse::<f32>().ok().map(|x| u64::from(x.to_bits())),
-            Elem::F64 => v.parse::<f64>().ok().map(f64::to_bits),
-        }
-    }
-
-    /// An element's bits shown as a JSON value of its type.
-    fn show(self, bits: u64) -> serde_json::Value {
-        match self {
-            Elem::I32 => serde_json::Value::from(bits as u32 as i32),
-            Elem::F32 => serde_json::Value::from(f64::from(f32::from_bits(bits as u32))),
-            Elem::F64 => serde_json::Value::from(f64::from_bits(bits)),
-            _ => serde_json::Value::from(bits),
-        }
-    }
-}
-
-/// An `--arg`.
-///
-/// ```
-/// use ptx_sim::cli::{CliArg, Elem, parse_options};
-/// let args: Vec<String> = ["k.ptx", "--kernel", "k", "--grid", "1", "--block", "1",
-///     "--arg", "buf:u64:4:7", "--arg", "u32:0x10", "--arg", "f32:-1.5", "--arg", "buf:i32:2:-3"]
-///     .map(String::from).to_vec();
-/// assert_eq!(
-///     parse_options(&args).unwrap().args,
-///     [CliArg::Buf(Elem::U64, 4, 7), CliArg::U32(16), CliArg::F32(-1.5), CliArg::Buf(Elem::I32, 2, 0xffff_fffd)]
-/// );
-/// // A pointer 8 bytes into buffer 0 (checked against the buffer's size when the kernel runs).
-/// let args: Vec<String> = ["k.ptx", "--kernel", "k", "--grid", "1", "--block", "1",
-///     "--arg", "buf:u32:4", "--arg", "ptr:0:8"].map(String::from).to_vec();
-/// assert_eq!(parse_options(&args).unwrap().args[1], CliArg::Ptr(0, 8));
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum CliArg {
-    /// `u32:V`.
-    U32(u32),
-    /// `u64:V`.
-    U64(u64),
-    /// `i32:V`.
-    I32(i32),
-    /// `f32:V`.
-    F32(f32),
-    /// `f64:V`.
-    F64(f64),
-    /// `buf:T:N[:INIT]`: element type, count, the bits of the initial value.
-    Buf(Elem, u64, u64),
-    /// `ptr:B:OFFSET`: a pointer OFFSET bytes into buffer B (the B-th `buf:` argument).
-    Ptr(usize, u64),
-}
-
-fn signed(s: &str) -> Option<i32> {
-    match s.strip_prefix('-') {
-        Some(m) => number(m)
-            .and_then(|v| i64::try_from(v).ok())
-            .and_then(|v| i32::try_from(-v).ok()),
-        None => number(s).and_then(|v| i32::try_from(v).ok()),
-    }
-}
-
 fn dynamic_shared(v: &str) -> Result<u32, String> {
     number(v)
         .and_then(|b| u32::try_from(b).ok())
         .filter(|&b| b <= 1 << 20)
         .ok_or_else(|| format!("--dynamic-shared `{v}` is not a byte count up to 1 MiB"))
-}
-
-fn number(s: &str) -> Option<u64> {
-    match s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
-        Some(h) => u64::from_str_radix(h, 16).ok(),
-        None => s.parse().ok(),
-    }
 }
 
 fn grid_dims(s: &str) -> Result<[u32; 3], String> {
@@ -296,51 +237,6 @@ fn dims(s: &str, what: &str) -> Result<[u32; 3], String> {
     Ok(d)
 }
 
-fn parse_arg(s: &str) -> Result<CliArg, String> {
-    let parts: Vec<&str> = s.split(':').collect();
-    let bad = || {
-        format!(
-            "argument `{s}`: expected u32:V, u64:V, i32:V, f32:V, f64:V, buf:T:N[:INIT] with T one of u8, u16, u32, u64, i32, f32, f64, or ptr:B:OFFSET"
-        )
-    };
-    let not_a = |v: &str, what: &str| format!("argument `{s}`: `{v}` is not a {what}");
-    match parts.as_slice() {
-        ["u32", v] => number(v)
-            .and_then(|v| u32::try_from(v).ok())
-            .map(CliArg::U32)
-            .ok_or_else(|| not_a(v, "u32")),
-        ["u64", v] => number(v).map(CliArg::U64).ok_or_else(|| not_a(v, "u64")),
-        ["i32", v] => signed(v).map(CliArg::I32).ok_or_else(|| not_a(v, "i32")),
-        ["f32", v] => v.parse().map(CliArg::F32).map_err(|_| not_a(v, "f32")),
-        ["f64", v] => v.parse().map(CliArg::F64).map_err(|_| not_a(v, "f64")),
-        ["buf", ty, rest @ ..] if !rest.is_empty() && rest.len() <= 2 => {
-            let elem = Elem::parse(ty).ok_or_else(|| {
-                format!(
-                    "argument `{s}`: buffer type `{ty}` is not one of u8, u16, u32, u64, i32, f32, f64"
-                )
-            })?;
-            let n = number(rest[0])
-                .filter(|&n| n > 0 && n <= 1 << 28)
-                .ok_or_else(|| {
-                    format!("argument `{s}`: `{}` is not a count in 1..2^28", rest[0])
-                })?;
-            let init = match rest.get(1) {
-                Some(i) => elem.value(i).ok_or_else(|| not_a(i, ty))?,
-                None => 0,
-            };
-            Ok(CliArg::Buf(elem, n, init))
-        }
-        ["ptr", b, off] => {
-            let b = number(b)
-                .and_then(|b| usize::try_from(b).ok())
-                .ok_or_else(|| not_a(b, "buffer number"))?;
-            let off = number(off).ok_or_else(|| not_a(off, "byte offset"))?;
-            Ok(CliArg::Ptr(b, off))
-        }
-        _ => Err(bad()),
-    }
-}
-
 /// Parses the arguments after the program name (or after `sim`); the error is clap's message,
 /// naming what is wrong (or the help text, for `--help`).
 ///
@@ -368,52 +264,6 @@ fn parse(program: &str, args: &[String]) -> Result<Options, clap::Error> {
 fn bad(program: &str, msg: impl std::fmt::Display) -> ExitCode {
     eprintln!("{program}: {msg}");
     ExitCode::from(2)
-}
-
-/// The buffers of the `buf:` arguments (allocated before the arguments, numbered in order) and
-/// their element types; a `ptr:B:OFFSET` must point into one of them.
-fn buffers(args: &[CliArg]) -> Result<(Vec<Vec<u8>>, Vec<Elem>), String> {
-    let mut data = Vec::new();
-    let mut elems = Vec::new();
-    for a in args {
-        if let CliArg::Buf(elem, n, init) = *a {
-            data.push(
-                (0..n)
-                    .flat_map(|_| init.to_le_bytes()[..elem.size() as usize].to_vec())
-                    .collect::<Vec<u8>>(),
-            );
-            elems.push(elem);
-        }
-    }
-    for (k, a) in args.iter().enumerate() {
-        if let CliArg::Ptr(b, off) = *a {
-            let Some(buffer) = data.get(b) else {
-                return Err(format!(
-                    "argument {k} (`ptr:{b}:{off}`): no buffer {b}: there {} {} `buf:` argument(s), numbered from 0",
-                    if data.len() == 1 { "is" } else { "are" },
-                    data.len()
-                ));
-            };
-            if off >= buffer.len() as u64 {
-                return Err(format!(
-                    "argument {k} (`ptr:{b}:{off}`): offset {off} is outside buffer {b}, which has {} bytes (offsets 0..={})",
-                    buffer.len(),
-                    buffer.len() - 1
-                ));
-            }
-        }
-    }
-    Ok((data, elems))
-}
-
-fn buffer_values(data: &[u8], elem: Elem) -> Vec<serde_json::Value> {
-    data.chunks_exact(elem.size() as usize)
-        .map(|c| {
-            let mut b = [0u8; 8];
-            b[..c.len()].copy_from_slice(c);
-            elem.show(u64::from_le_bytes(b))
-        })
-        .collect()
 }
 
 /// Runs the `ptx-sim` command on its arguments (those after the program name), printing its
@@ -489,54 +339,17 @@ fn run(program: &str, o: &Options) -> ExitCode {
         Err(e @ SimError::Unsupported(_)) => return bad(format!("{}: {e}", o.file)),
         Err(e) => return bad(format!("{}: {e}", o.file)),
     };
-    let (buffers, sizes) = match buffers(&o.args) {
-        Ok(b) => b,
+    let inputs = match args::inputs(&o.args, &o.buffers, &sim, &o.kernel, &kernel.param_sizes()) {
+        Ok(i) => i,
         Err(e) => return bad(e),
     };
-    // `u32:V` also fills an 8- or 16-bit parameter (`.u8`, `.u16`, `bool`) when V fits.
-    let params = kernel.param_sizes();
-    let mut args: Vec<Arg> = Vec::new();
-    for (k, a) in o.args.iter().enumerate() {
-        args.push(match (*a, params.get(k)) {
-            (CliArg::U32(v), Some(1)) => match u8::try_from(v) {
-                Ok(v) => Arg::U8(v),
-                Err(_) => {
-                    return bad(format!(
-                        "argument {k} (`u32:{v}`): {v} does not fit kernel `{}`'s 1-byte parameter",
-                        o.kernel
-                    ));
-                }
-            },
-            (CliArg::U32(v), Some(2)) => match u16::try_from(v) {
-                Ok(v) => Arg::U16(v),
-                Err(_) => {
-                    return bad(format!(
-                        "argument {k} (`u32:{v}`): {v} does not fit kernel `{}`'s 2-byte parameter",
-                        o.kernel
-                    ));
-                }
-            },
-            (CliArg::U32(v), _) => Arg::U32(v),
-            (CliArg::U64(v), _) => Arg::U64(v),
-            (CliArg::I32(v), _) => Arg::U32(v as u32),
-            (CliArg::F32(v), _) => Arg::U32(v.to_bits()),
-            (CliArg::F64(v), _) => Arg::U64(v.to_bits()),
-            // Every buffer is allocated before the arguments, so a `ptr:` may name any.
-            (CliArg::Buf(..), _) => Arg::Ptr(
-                o.args[..k]
-                    .iter()
-                    .filter(|a| matches!(a, CliArg::Buf(..)))
-                    .count(),
-                0,
-            ),
-            (CliArg::Ptr(b, off), _) => Arg::Ptr(b, off),
-        });
-    }
+    let sizes = &inputs.elems;
     let mut last: Option<Outcome> = None;
     let mut instructions = 0u64;
     for k in 0..o.schedules {
-        let mut launch = Launch::new(o.grid, o.block, args.clone());
-        launch.buffers = buffers.clone();
+        let mut launch = Launch::new(o.grid, o.block, inputs.args.clone());
+        launch.buffers = inputs.buffers.clone();
+        launch.pointers = inputs.pointers.clone();
         if o.warp_lockstep {
             launch.mode = Mode::WarpLockstep;
         }
@@ -563,7 +376,7 @@ fn run(program: &str, o: &Options) -> ExitCode {
         let buffers: Vec<serde_json::Value> = out
             .buffers
             .iter()
-            .zip(&sizes)
+            .zip(sizes)
             .map(|(b, &s)| serde_json::Value::from(buffer_values(b, s)))
             .collect();
         let findings: Vec<String> = out.findings.iter().map(|f| f.text.clone()).collect();
@@ -616,7 +429,7 @@ fn run(program: &str, o: &Options) -> ExitCode {
                 instructions
             );
         }
-        for (i, (b, &s)) in out.buffers.iter().zip(&sizes).enumerate() {
+        for (i, (b, &s)) in out.buffers.iter().zip(sizes).enumerate() {
             let v = buffer_values(b, s);
             let shown: Vec<String> = v.iter().take(64).map(|x| x.to_string()).collect();
             let more = if v.len() > 64 {

@@ -86,6 +86,55 @@ pub enum Arg {
     Buffer(Vec<u8>),
     /// The address of a buffer (by number) plus an offset.
     Ptr(usize, u64),
+    /// A parameter passed by value of any size — a struct (`.param .align 8 .b8 p[336]`) — as
+    /// the bytes the kernel reads: little-endian fields at their offsets. Its size must be the
+    /// parameter's; [`Launch::pointers`] may place buffer addresses into it.
+    ///
+    /// ```
+    /// use ptx_sim::{Arg, Launch, Simulator};
+    /// let ptx = ".version 7.0\n.target sm_70\n.address_size 64\n\
+    ///     .visible .entry k(.param .u64 out, .param .align 8 .b8 s[12])\n{\n\
+    ///     \t.reg .b32 %r<3>;\n\t.reg .b64 %rd<2>;\n\tld.param.u64 %rd1, [out];\n\
+    ///     \tld.param.u32 %r1, [s+8];\n\tst.global.u32 [%rd1], %r1;\n\tret;\n}\n";
+    /// let kernel = Simulator::new(ptx).unwrap().kernel("k").unwrap();
+    /// let fields = [[0u8; 8].as_slice(), &7u32.to_le_bytes()].concat();
+    /// let launch = Launch::new([1; 3], [1; 3], vec![Arg::Buffer(vec![0; 4]), Arg::Bytes(fields)]);
+    /// assert_eq!(kernel.launch(&launch, Vec::new()).unwrap().buffers[0], 7u32.to_le_bytes());
+    /// ```
+    Bytes(Vec<u8>),
+}
+
+/// Where [`Launch::pointers`] writes a buffer's 8-byte address.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Slot {
+    /// Buffer `b` (numbered as [`Arg::Ptr`] numbers them), at this byte offset.
+    Buffer(usize, u64),
+    /// Argument `k` (an [`Arg::Bytes`] struct), at this byte offset.
+    Arg(usize, u64),
+}
+
+/// A pointer to a buffer placed inside a buffer or a by-value struct before the kernel runs: a
+/// linked structure, a state struct with a pointer field.
+///
+/// ```
+/// use ptx_sim::{Arg, EXAMPLE_PTX, Launch, Pointer, Simulator, Slot};
+/// let kernel = Simulator::new(EXAMPLE_PTX).unwrap().kernel("count").unwrap();
+/// let mut launch = Launch::new([1; 3], [1; 3], vec![Arg::Ptr(0, 0)]);
+/// launch.buffers = vec![vec![0; 16], vec![0; 8]];
+/// // Buffer 1 holds the address of byte 8 of buffer 0.
+/// launch.pointers = vec![Pointer { slot: Slot::Buffer(1, 0), target: 0, offset: 8 }];
+/// let out = kernel.launch(&launch, Vec::new()).unwrap();
+/// let (base0, at) = (u64::from_le_bytes(out.buffers[1][..8].try_into().unwrap()), 8);
+/// assert_eq!(base0 % (1 << 32), at);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Pointer {
+    /// Where the address goes.
+    pub slot: Slot,
+    /// The buffer pointed into (numbered as [`Arg::Ptr`] numbers them).
+    pub target: usize,
+    /// The byte offset into it.
+    pub offset: u64,
 }
 
 /// One launch: extents, arguments and how to run it.
@@ -110,6 +159,8 @@ pub struct Launch {
     /// Global buffers allocated before the arguments (buffers 0, 1, …), passed by [`Arg::Ptr`]
     /// or reached by host threads.
     pub buffers: Vec<Vec<u8>>,
+    /// Buffer addresses to write into buffers and by-value arguments before the kernel runs.
+    pub pointers: Vec<Pointer>,
     /// Blocks per thread-block cluster in x, y, z (each divides the grid's), or `None`: the
     /// shape the kernel declares (`.reqnctapercluster`), else clusters of one block. A launch
     /// shape that differs from the declared one is refused.
@@ -186,6 +237,7 @@ impl Launch {
             block,
             args,
             buffers: Vec::new(),
+            pointers: Vec::new(),
             cluster: None,
             dynamic_shared: 0,
             seed: 1,
@@ -225,4 +277,53 @@ pub struct Outcome {
     /// What the kernel printed with `printf`, a line per call, each starting with the thread's
     /// name (`(block,thread)`).
     pub printed: Vec<String>,
+}
+
+/// Writes each of `pointers` (buffer addresses `buffers`, in their regions `buffer_regions` of
+/// `regions`) into its buffer or into the parameter bytes `params` of argument `k` at
+/// `param_slots[k]` (offset, size); the error names the pointer that does not fit.
+pub(crate) fn write_pointers(
+    pointers: &[Pointer],
+    buffers: &[u64],
+    buffer_regions: &[usize],
+    regions: &mut [crate::memory::Region],
+    params: &mut [u8],
+    param_slots: &[(u32, u32)],
+) -> Result<(), SimError> {
+    for p in pointers {
+        let address = buffers.get(p.target).ok_or_else(|| {
+            SimError::BadInput(format!(
+                "a pointer to buffer {}: there are {} buffers",
+                p.target,
+                buffers.len()
+            ))
+        })? + p.offset;
+        let (bytes, at, what) = match p.slot {
+            Slot::Buffer(b, off) => {
+                let region = buffer_regions.get(b).ok_or_else(|| {
+                    SimError::BadInput(format!("a pointer placed in buffer {b}: no buffer {b}"))
+                })?;
+                (&mut regions[*region].data[..], off, format!("buffer {b}"))
+            }
+            Slot::Arg(k, off) => {
+                let &(slot, size) = param_slots.get(k).ok_or_else(|| {
+                    SimError::BadInput(format!("a pointer placed in argument {k}: no argument {k}"))
+                })?;
+                let at = slot as usize;
+                (
+                    &mut params[at..at + size as usize],
+                    off,
+                    format!("argument {k}"),
+                )
+            }
+        };
+        if at.checked_add(8).is_none_or(|end| end > bytes.len() as u64) {
+            return Err(SimError::BadInput(format!(
+                "a pointer placed at byte {at} of {what}, which has {} bytes",
+                bytes.len()
+            )));
+        }
+        crate::memory::write(bytes, at as usize, 8, address);
+    }
+    Ok(())
 }

@@ -47,7 +47,8 @@
 //! exception: `cp.async.mbarrier.arrive.noinc` releases the thread's earlier accesses with its
 //! copies (PTX orders only the copies).
 //!
-//! The module tree: `parse` (PTX text → functions and statements), `decode` (compact
+//! The module tree: `parse` (PTX text → functions and statements), `validate` (the module
+//! checks ptxas makes: duplicate symbols, state-space limits), `decode` (compact
 //! instruction forms; `decode/arith` and `decode/collective` for the cold arithmetic and the
 //! barriers and warp collectives), `exec` (the interpreter), `arith`/`fmath` (the cold
 //! arithmetic, rounding exactly), `values` (arithmetic), `vector` (vector and read-only
@@ -94,7 +95,7 @@ mod wide;
 pub use decode::Program;
 use decode::{Callee, Op, Symbol};
 use exec::{Frame, State, Thread, World};
-pub use launch::{Arg, EXAMPLE_PTX, Launch, Outcome, SimError, VolatileMode};
+pub use launch::{Arg, EXAMPLE_PTX, Launch, Outcome, Pointer, SimError, Slot, VolatileMode};
 use parse::VarSpace;
 pub use report::{Finding, FindingKind};
 pub use sched::{HostCtx, HostStatus, HostThread, Mode};
@@ -489,15 +490,21 @@ impl Kernel {
             buffers.push(mem.add_region(&format!("buffer {}", buffers.len()), data.clone()));
         }
         for (k, (arg, &(slot, size))) in launch.args.iter().zip(&info.params).enumerate() {
-            if let Arg::U128(v) = arg {
-                if size != 16 {
+            let wide = match arg {
+                Arg::U128(v) => Some(v.to_le_bytes().to_vec()),
+                Arg::Bytes(b) => Some(b.clone()),
+                _ => None,
+            };
+            if let Some(bytes) = wide {
+                if bytes.len() != size as usize {
                     return Err(SimError::BadInput(format!(
-                        "argument {k} of kernel `{}`: a 16-byte value for a {size}-byte parameter",
-                        self.name
+                        "argument {k} of kernel `{}`: a {}-byte value for a {size}-byte parameter",
+                        self.name,
+                        bytes.len()
                     )));
                 }
                 let at = slot as usize;
-                params[at..at + 16].copy_from_slice(&v.to_le_bytes());
+                params[at..at + bytes.len()].copy_from_slice(&bytes);
                 continue;
             }
             let (v, want) = match arg {
@@ -505,7 +512,7 @@ impl Kernel {
                 Arg::U16(v) => (u64::from(*v), 2),
                 Arg::U32(v) => (u64::from(*v), 4),
                 Arg::U64(v) => (*v, 8),
-                Arg::U128(_) => unreachable!("written above"),
+                Arg::U128(_) | Arg::Bytes(_) => unreachable!("written above"),
                 Arg::Buffer(data) => {
                     buffer_regions.push(mem.regions.len());
                     let a = mem.add_region(&format!("buffer {}", buffers.len()), data.clone());
@@ -527,6 +534,14 @@ impl Kernel {
             }
             memory::write(&mut params, slot as usize, u64::from(size), v);
         }
+        launch::write_pointers(
+            &launch.pointers,
+            &buffers,
+            &buffer_regions,
+            &mut mem.regions,
+            &mut params,
+            &info.params,
+        )?;
         let shared = self.static_shared + u64::from(launch.dynamic_shared);
         // Shared memory starts uninitialised on a GPU: a recognisable non-zero pattern, so that
         // a kernel that forgets to initialise it does not pass by luck.

@@ -230,10 +230,12 @@ impl Memory {
         };
         match region {
             Some(reg) if reg.constant || space == Space::Const => Some(format!(
-                "store to `{}`, in .const memory: stores to const memory are illegal",
+                "store to `{}`, in .const memory: \"Stores to const memory are illegal\" (PTX ISA)",
                 reg.name
             )),
-            _ if space == Space::Const => Some("stores to const memory are illegal".into()),
+            _ if space == Space::Const => {
+                Some("\"Stores to const memory are illegal\" (PTX ISA)".into())
+            }
             _ => None,
         }
     }

@@ -95,7 +95,7 @@ fn stores_to_const_memory_fault_naming_the_instruction() {
             f.starts_with("fault:")
                 && f.contains(&format!("`{opcode}`"))
                 && f.contains("table")
-                && f.contains("stores to const memory are illegal"),
+                && f.contains("in .const memory: \"Stores to const memory are illegal\""),
             "{store}: {f}"
         );
     }
