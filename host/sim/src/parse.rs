@@ -360,7 +360,7 @@ fn split_operands(s: &str) -> Vec<String> {
 /// Refuses two operands written without a comma between them (`ld.param.u64 %rd1 [p]`), which
 /// would otherwise read as one operand: ptxas rejects the statement.
 fn check_commas(opcode: &str, operands: &[String], line: u32) -> Result<(), SimError> {
-    for operand in operands {
+    for operand in operands.iter().filter(|o| o.contains(char::is_whitespace)) {
         let mut depth = 0i32;
         let mut words = vec![String::new()];
         for c in operand.chars() {
