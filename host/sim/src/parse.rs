@@ -506,6 +506,15 @@ pub fn parse(text: &str) -> Result<Module, SimError> {
                         i = next;
                     }
                     match m.funcs.iter_mut().find(|g| g.name == f.name) {
+                        Some(g) if g.body.is_some() && f.body.is_some() => {
+                            return Err(SimError::parse(
+                                f.line,
+                                format!(
+                                    "duplicate definition of function `{}` (first defined at PTX line {})",
+                                    f.name, g.line
+                                ),
+                            ));
+                        }
                         Some(g) if f.body.is_some() => *g = f,
                         Some(_) => {}
                         None => m.funcs.push(f),
