@@ -73,7 +73,8 @@ u8, u16, u32, u64, i32, f32, f64.
       a struct passed by value (`.param .align 8 .b8 p[N]`), laid out as buf:struct: lays it
       out; its size must be the parameter's
   bytes:HEX
-      a by-value parameter given as its bytes in memory order (two hex digits a byte)
+      a by-value parameter given as its bytes in memory order (two hex digits a byte, after
+      an optional 0x)
 Examples:
   --arg buf:u32:[0,1,2,3]             four words 0, 1, 2, 3
   --arg buf:u32:1024:0xffffffff       1024 words, each 0xffffffff

@@ -16,7 +16,7 @@ use operands::FnDecoder;
 use std::collections::HashMap;
 
 /// The symbol-table key of a `.shared` variable declared inside function `func`.
-pub fn scoped_name(func: &str, var: &str) -> String {
+pub(crate) fn scoped_name(func: &str, var: &str) -> String {
     format!("{func}/{var}")
 }
 

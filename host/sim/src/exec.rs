@@ -211,7 +211,7 @@ impl World<'_> {
             .mem
             .resolve(space, addr, size, cta, local_len)
             .map_err(Event::Fault)?;
-        if let Some(why) = write.then(|| self.mem.store_refused(space, loc)).flatten() {
+        if write && let Some(why) = self.mem.store_refused(space, loc) {
             return Err(Event::Fault(why));
         }
         if let Loc::Shared(owner, off) = loc

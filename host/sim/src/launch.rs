@@ -105,6 +105,20 @@ pub enum Arg {
 }
 
 /// Where [`Launch::pointers`] writes a buffer's 8-byte address.
+///
+/// ```
+/// use ptx_sim::{Arg, EXAMPLE_PTX, Launch, Pointer, Simulator, Slot};
+/// let kernel = Simulator::new(EXAMPLE_PTX).unwrap().kernel("count").unwrap();
+/// let mut launch = Launch::new([1; 3], [1; 3], vec![Arg::Bytes(vec![0; 8])]);
+/// launch.buffers = vec![vec![0; 4]];
+/// // The kernel's pointer parameter, given as 8 bytes, is filled with buffer 0's address.
+/// launch.pointers = vec![Pointer { slot: Slot::Arg(0, 0), target: 0, offset: 0 }];
+/// assert_eq!(kernel.launch(&launch, Vec::new()).unwrap().buffers[0], 0u32.to_le_bytes());
+/// // A slot beyond the argument's bytes is refused, naming it.
+/// launch.pointers[0].slot = Slot::Arg(0, 4);
+/// let e = kernel.launch(&launch, Vec::new()).unwrap_err().to_string();
+/// assert!(e.contains("at byte 4 of argument 0, which has 8 bytes"), "{e}");
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Slot {
     /// Buffer `b` (numbered as [`Arg::Ptr`] numbers them), at this byte offset.

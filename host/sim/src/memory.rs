@@ -223,21 +223,22 @@ impl Memory {
 
     /// Why a store of `space` to `loc` is illegal: `st.const`, or any store (generic, `atom`,
     /// `red`) into a `.const` variable ("Stores to const memory are illegal", PTX ISA).
+    #[inline(always)]
     pub fn store_refused(&self, space: Space, loc: Loc) -> Option<String> {
-        let region = match loc {
-            Loc::Global(r, _) => self.regions.get(r as usize),
-            _ => None,
-        };
-        match region {
-            Some(reg) if reg.constant || space == Space::Const => Some(format!(
-                "store to `{}`, in .const memory: \"Stores to const memory are illegal\" (PTX ISA)",
-                reg.name
-            )),
-            _ if space == Space::Const => {
-                Some("\"Stores to const memory are illegal\" (PTX ISA)".into())
+        match loc {
+            Loc::Global(r, _) if space == Space::Const || self.regions[r as usize].constant => {
+                Some(self.const_store(r))
             }
             _ => None,
         }
+    }
+
+    #[cold]
+    fn const_store(&self, r: u32) -> String {
+        format!(
+            "store to `{}`, in .const memory: \"Stores to const memory are illegal\" (PTX ISA)",
+            self.regions[r as usize].name
+        )
     }
 
     /// The live mbarrier overlapping `[off, off+size)` of CTA `cta`'s shared memory.

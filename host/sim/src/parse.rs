@@ -360,7 +360,7 @@ fn split_operands(s: &str) -> Vec<String> {
 /// Refuses two operands written without a comma between them (`ld.param.u64 %rd1 [p]`), which
 /// would otherwise read as one operand: ptxas rejects the statement.
 fn check_commas(opcode: &str, operands: &[String], line: u32) -> Result<(), SimError> {
-    for operand in operands {
+    for operand in operands.iter().filter(|o| o.contains(char::is_whitespace)) {
         let mut depth = 0i32;
         let mut words = vec![String::new()];
         for c in operand.chars() {
@@ -506,6 +506,15 @@ pub fn parse(text: &str) -> Result<Module, SimError> {
                         i = next;
                     }
                     match m.funcs.iter_mut().find(|g| g.name == f.name) {
+                        Some(g) if g.body.is_some() && f.body.is_some() => {
+                            return Err(SimError::parse(
+                                f.line,
+                                format!(
+                                    "duplicate definition of function `{}` (first defined at PTX line {})",
+                                    f.name, g.line
+                                ),
+                            ));
+                        }
                         Some(g) if f.body.is_some() => *g = f,
                         Some(_) => {}
                         None => m.funcs.push(f),

@@ -101,6 +101,16 @@ fn a_struct_larger_than_8_bytes_passes_by_value() {
     );
     assert_eq!(code, 0, "{out}{err}");
     assert_eq!(buffer_line(&out, 0), "42", "{out}");
+    // A `0x` before the bytes and braces around the fields are read as well.
+    let with_0x = last_word.replace("bytes:", "bytes:0x");
+    let (code, out, err) = launch("big_value", "1", &["--arg", "buf:u32:1", "--arg", &with_0x]);
+    assert!(code == 0 && buffer_line(&out, 0) == "42", "{out}{err}");
+    let braced = "struct:{u32:5,f32:1.5,ptr:0:8,u64:9}";
+    let (code, out, err) = launch("by_value", "1", &["--arg", "buf:u32:4", "--arg", braced]);
+    assert!(
+        code == 0 && buffer_line(&out, 0).ends_with(" 9 5 0"),
+        "{out}{err}"
+    );
 }
 
 #[test]

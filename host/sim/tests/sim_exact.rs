@@ -213,6 +213,23 @@ fn two_definitions_of_one_variable_are_refused_naming_it_and_both_lines() {
             "{space}: {err}"
         );
     }
+    // Two bodies of one function (ptxas: "Inconsistent redefinition of symbol").
+    let ptx = module("");
+    let twice = format!("{ptx}{}", &ptx[ptx.find(".visible").unwrap()..]);
+    let (code, err) = command("duplicate_function", &twice);
+    let lines: Vec<&str> = twice.lines().collect();
+    let second = lines
+        .iter()
+        .rposition(|l| l.starts_with(".visible"))
+        .unwrap()
+        + 1;
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains(&format!(
+            "PTX line {second}: duplicate definition of function `k`"
+        )),
+        "{err}"
+    );
     // `.extern` declarations (dynamic shared memory, as nvcc repeats them) are not definitions.
     let vars = ".extern .shared .align 16 .b8 smem[];\n.extern .shared .align 16 .b8 smem[];\n";
     assert_eq!(first_word(&with_vars(vars, "")), 0);

@@ -208,7 +208,8 @@ pub(super) fn number(s: &str) -> Option<u64> {
 }
 
 fn hex(s: &str) -> Result<Vec<u8>, String> {
-    let digits: String = s.chars().filter(|c| *c != '_').collect();
+    let bare = s.strip_prefix("0x").unwrap_or(s);
+    let digits: String = bare.chars().filter(|c| *c != '_').collect();
     if digits.is_empty() || !digits.len().is_multiple_of(2) {
         return Err(format!(
             "`{s}` is not bytes in hexadecimal (two digits a byte, in memory order)"
@@ -345,6 +346,8 @@ pub(super) fn parse_arg(s: &str) -> Result<CliArg, String> {
             .map(|b| CliArg::Struct(vec![Field::Bytes(b)]))
             .map_err(in_arg),
         "struct" if !v.is_empty() => v
+            .trim_start_matches(['{', '['])
+            .trim_end_matches(['}', ']'])
             .split(',')
             .map(|f| Field::parse(f.trim()))
             .collect::<Result<Vec<_>, _>>()
