@@ -378,6 +378,45 @@ mod api {
         imp::sync_warp(mask)
     }
 
+    /// This thread's index in a one-dimensional grid: `block_idx().x * block_dim().x +
+    /// thread_idx().x`, as a `usize` (computed in `usize`, so a grid of more than `u32::MAX`
+    /// threads does not overflow). The y and z coordinates are ignored.
+    ///
+    /// # Panics
+    /// On the host, outside a kernel launch.
+    ///
+    /// ```
+    /// # use scoped_atomics::kernel::{emulation::*, Dim3};
+    /// # enter(ThreadContext { thread_idx: Dim3::x(3), block_idx: Dim3::x(2),
+    /// #     block_dim: Dim3::x(4), grid_dim: Dim3::x(5), block: BlockContext::new(4) });
+    /// // Thread 3 of block 2, blocks of 4 threads.
+    /// assert_eq!(scoped_atomics::kernel::index_1d(), 2 * 4 + 3);
+    /// ```
+    #[inline(always)]
+    pub fn index_1d() -> usize {
+        block_idx().x as usize * block_dim().x as usize + thread_idx().x as usize
+    }
+
+    /// The indices below `len` that this thread handles in a grid-stride loop over a
+    /// one-dimensional grid: [`index_1d`], then every `grid_dim().x * block_dim().x` after it
+    /// (`(index_1d()..len).step_by(threads of the grid)`). Together the grid's threads visit
+    /// each index of `0..len` exactly once, whatever the grid's size.
+    ///
+    /// ```
+    /// # use scoped_atomics::kernel::{emulation::*, Dim3};
+    /// # enter(ThreadContext { thread_idx: Dim3::x(1), block_idx: Dim3::x(1),
+    /// #     block_dim: Dim3::x(2), grid_dim: Dim3::x(2), block: BlockContext::new(2) });
+    /// use scoped_atomics::kernel::grid_stride_1d;
+    /// // Thread 1 of block 1 of a grid of 2 blocks of 2 threads: index 3, stride 4.
+    /// let mine: Vec<usize> = grid_stride_1d(12).collect();
+    /// assert_eq!(mine, [3, 7, 11]);
+    /// ```
+    #[inline(always)]
+    pub fn grid_stride_1d(len: usize) -> core::iter::StepBy<core::ops::Range<usize>> {
+        let threads = grid_dim().x as usize * block_dim().x as usize;
+        (index_1d()..len).step_by(threads)
+    }
+
     /// This thread's lane within its warp (`%laneid`): its linear index in the block modulo 32.
     ///
     /// # Panics
