@@ -149,6 +149,7 @@ mod imp {
     /// instruction. The intrinsic is declared `convergent`, which forbids exactly those
     /// transformations.
     #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
     pub fn sync_threads() {
         // SAFETY: a block-wide barrier; it also orders memory among the block's threads. Every
         // thread of the block must reach it (the caller's side of `__syncthreads`).
@@ -162,6 +163,7 @@ mod imp {
     /// not `.aligned`, so lanes may reach it at different instructions, and a copy of it in
     /// each arm of a branch is still correct.
     #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
     pub fn sync_warp(mask: u32) {
         // SAFETY: the member lanes wait for each other; the barrier also orders memory among
         // them. A mask without the calling lane traps before the barrier; that every lane of the
@@ -184,6 +186,7 @@ mod imp {
     }
 
     #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
     pub fn nanosleep(ns: u32) {
         // SAFETY: suspends the thread for about `ns` nanoseconds (sm_70+).
         unsafe { asm!("nanosleep.u32 {t};", t = in(reg32) ns, options(nostack)) }
@@ -224,15 +227,22 @@ mod imp {
         block_dim, block_idx, grid_dim, sync_threads, sync_warp, thread_idx,
     };
 
+    #[track_caller]
     pub fn nanosleep(_ns: u32) {
         spin_loop()
     }
 
+    /// Under loom a yield to loom; on host threads a yield, after telling the launch's
+    /// watchdog that this thread spins here (and unwinding if the launch was stopped).
+    #[track_caller]
     pub fn spin_loop() {
         #[cfg(loom)]
         crate::imp::loom_spin();
         #[cfg(not(loom))]
-        std::thread::yield_now();
+        {
+            super::emulation::spinning(Some(core::panic::Location::caller()));
+            std::thread::yield_now();
+        }
     }
 }
 
@@ -327,6 +337,7 @@ mod api {
     /// scoped_atomics::kernel::sync_threads();
     /// ```
     #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
     pub fn sync_threads() {
         imp::sync_threads()
     }
@@ -374,6 +385,7 @@ mod api {
     /// sync_warp(1 << lane_id());
     /// ```
     #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
     pub fn sync_warp(mask: u32) {
         imp::sync_warp(mask)
     }
@@ -441,6 +453,7 @@ mod api {
     /// scoped_atomics::kernel::nanosleep(100);
     /// ```
     #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
     pub fn nanosleep(ns: u32) {
         imp::nanosleep(ns)
     }
@@ -467,6 +480,7 @@ mod api {
     /// }
     /// ```
     #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
     pub fn spin_loop() {
         imp::spin_loop()
     }
