@@ -268,7 +268,7 @@ fn check_signature(function: &ItemFn) -> syn::Result<()> {
     let name = &sig.ident;
     if !matches!(function.vis, Visibility::Public(_)) {
         return Err(Error::new_spanned(
-            &sig.fn_token,
+            sig.fn_token,
             format!(
                 "a `#[kernel]` function must be `pub`: write `pub fn {name}` (host tests, the \
                  executor and the simulator launch it by name from outside its module)"
