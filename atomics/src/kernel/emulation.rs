@@ -149,11 +149,15 @@ impl WaitKindUnderLoom {
 }
 #[cfg(loom)]
 use WaitKindUnderLoom as WaitKind;
+/// What [`waiting`] returns under loom: nothing to undo.
+#[cfg(loom)]
+pub(crate) struct NotWatched;
 #[cfg(loom)]
 pub(crate) fn waiting(
     _kind: WaitKindUnderLoom,
     _location: Option<&'static core::panic::Location<'static>>,
-) {
+) -> NotWatched {
+    NotWatched
 }
 
 /// Locks a [`ModelMutex`] whether or not a thread panicked holding it (see [`locked`]).
