@@ -67,7 +67,7 @@ cargo host new "$quickstart"
 rm -rf "$(dirname "$quickstart")"
 elapsed $t
 
-step "packaging: cargo package of the published crates (scoped-atomics, gpu-kernels, scoped-atomics-build, ptx-sim, ptx-litmus, scoped-atomics-host)"
+step "packaging: cargo package of the published crates (scoped-atomics-macros, scoped-atomics, gpu-kernels, scoped-atomics-build, ptx-sim, ptx-litmus, scoped-atomics-host)"
 t=$SECONDS
 # `cargo package` of several crates verifies each against the others through a temporary local
 # registry, and treats those crates as registry crates: cargo unpacks them once per version under
@@ -75,8 +75,8 @@ t=$SECONDS
 # built before. So an earlier run's sources of the same version 0.1.0 would be verified instead
 # of today's. Both are cleared: the unpacked copies (only in the `-<hash>` directories, which are
 # local registries) and the verification build, kept in its own target directory for that.
-rm -rf "${CARGO_HOME:-$HOME/.cargo}"/registry/src/-*/{scoped-atomics,gpu-kernels,scoped-atomics-build,ptx-sim,ptx-litmus,scoped-atomics-host}-[0-9]* target/package-check
+rm -rf "${CARGO_HOME:-$HOME/.cargo}"/registry/src/-*/{scoped-atomics-macros,scoped-atomics,gpu-kernels,scoped-atomics-build,ptx-sim,ptx-litmus,scoped-atomics-host}-[0-9]* target/package-check
 CARGO_TARGET_DIR=target/package-check \
-cargo package -p scoped-atomics -p gpu-kernels -p scoped-atomics-build -p ptx-sim -p ptx-litmus \
+cargo package -p scoped-atomics-macros -p scoped-atomics -p gpu-kernels -p scoped-atomics-build -p ptx-sim -p ptx-litmus \
   -p scoped-atomics-host --allow-dirty
 elapsed $t

@@ -149,6 +149,7 @@ mod imp {
     /// instruction. The intrinsic is declared `convergent`, which forbids exactly those
     /// transformations.
     #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
     pub fn sync_threads() {
         // SAFETY: a block-wide barrier; it also orders memory among the block's threads. Every
         // thread of the block must reach it (the caller's side of `__syncthreads`).
@@ -162,6 +163,7 @@ mod imp {
     /// not `.aligned`, so lanes may reach it at different instructions, and a copy of it in
     /// each arm of a branch is still correct.
     #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
     pub fn sync_warp(mask: u32) {
         // SAFETY: the member lanes wait for each other; the barrier also orders memory among
         // them. A mask without the calling lane traps before the barrier; that every lane of the
@@ -184,6 +186,7 @@ mod imp {
     }
 
     #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
     pub fn nanosleep(ns: u32) {
         // SAFETY: suspends the thread for about `ns` nanoseconds (sm_70+).
         unsafe { asm!("nanosleep.u32 {t};", t = in(reg32) ns, options(nostack)) }
@@ -224,15 +227,22 @@ mod imp {
         block_dim, block_idx, grid_dim, sync_threads, sync_warp, thread_idx,
     };
 
+    #[track_caller]
     pub fn nanosleep(_ns: u32) {
         spin_loop()
     }
 
+    /// Under loom a yield to loom; on host threads a yield, after telling the launch's
+    /// watchdog that this thread spins here (and unwinding if the launch was stopped).
+    #[track_caller]
     pub fn spin_loop() {
         #[cfg(loom)]
         crate::imp::loom_spin();
         #[cfg(not(loom))]
-        std::thread::yield_now();
+        {
+            super::emulation::spinning(Some(core::panic::Location::caller()));
+            std::thread::yield_now();
+        }
     }
 }
 
@@ -327,6 +337,7 @@ mod api {
     /// scoped_atomics::kernel::sync_threads();
     /// ```
     #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
     pub fn sync_threads() {
         imp::sync_threads()
     }
@@ -374,8 +385,48 @@ mod api {
     /// sync_warp(1 << lane_id());
     /// ```
     #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
     pub fn sync_warp(mask: u32) {
         imp::sync_warp(mask)
+    }
+
+    /// This thread's index in a one-dimensional grid: `block_idx().x * block_dim().x +
+    /// thread_idx().x`, as a `usize` (computed in `usize`, so a grid of more than `u32::MAX`
+    /// threads does not overflow). The y and z coordinates are ignored.
+    ///
+    /// # Panics
+    /// On the host, outside a kernel launch.
+    ///
+    /// ```
+    /// # use scoped_atomics::kernel::{emulation::*, Dim3};
+    /// # enter(ThreadContext { thread_idx: Dim3::x(3), block_idx: Dim3::x(2),
+    /// #     block_dim: Dim3::x(4), grid_dim: Dim3::x(5), block: BlockContext::new(4) });
+    /// // Thread 3 of block 2, blocks of 4 threads.
+    /// assert_eq!(scoped_atomics::kernel::index_1d(), 2 * 4 + 3);
+    /// ```
+    #[inline(always)]
+    pub fn index_1d() -> usize {
+        block_idx().x as usize * block_dim().x as usize + thread_idx().x as usize
+    }
+
+    /// The indices below `len` that this thread handles in a grid-stride loop over a
+    /// one-dimensional grid: [`index_1d`], then every `grid_dim().x * block_dim().x` after it
+    /// (`(index_1d()..len).step_by(threads of the grid)`). Together the grid's threads visit
+    /// each index of `0..len` exactly once, whatever the grid's size.
+    ///
+    /// ```
+    /// # use scoped_atomics::kernel::{emulation::*, Dim3};
+    /// # enter(ThreadContext { thread_idx: Dim3::x(1), block_idx: Dim3::x(1),
+    /// #     block_dim: Dim3::x(2), grid_dim: Dim3::x(2), block: BlockContext::new(2) });
+    /// use scoped_atomics::kernel::grid_stride_1d;
+    /// // Thread 1 of block 1 of a grid of 2 blocks of 2 threads: index 3, stride 4.
+    /// let mine: Vec<usize> = grid_stride_1d(12).collect();
+    /// assert_eq!(mine, [3, 7, 11]);
+    /// ```
+    #[inline(always)]
+    pub fn grid_stride_1d(len: usize) -> core::iter::StepBy<core::ops::Range<usize>> {
+        let threads = grid_dim().x as usize * block_dim().x as usize;
+        (index_1d()..len).step_by(threads)
     }
 
     /// This thread's lane within its warp (`%laneid`): its linear index in the block modulo 32.
@@ -402,6 +453,7 @@ mod api {
     /// scoped_atomics::kernel::nanosleep(100);
     /// ```
     #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
     pub fn nanosleep(ns: u32) {
         imp::nanosleep(ns)
     }
@@ -428,6 +480,7 @@ mod api {
     /// }
     /// ```
     #[inline(always)]
+    #[cfg_attr(not(target_arch = "nvptx64"), track_caller)]
     pub fn spin_loop() {
         imp::spin_loop()
     }

@@ -169,6 +169,96 @@ pub use scoped::{
     AtomicIsize, AtomicPtr, AtomicU8, AtomicU16, AtomicU32, AtomicU64, AtomicU128, AtomicUsize,
     block, cluster, device, system, thread,
 };
+/// Makes a kernel function a PTX entry point: `#[scoped_atomics::kernel]` on a `pub fn` (or
+/// `pub unsafe fn`) with no return value leaves the function as it is — on the host it is what
+/// `scoped_atomics_host::executor` and loom run, called by its name — and, on `nvptx64` only,
+/// adds the entry point
+/// `#[unsafe(no_mangle)] pub unsafe extern "ptx-kernel" fn NAME(args…)` that calls it, so a
+/// kernel crate writes no entry point by hand. (`scoped_atomics::kernel` is also the module of
+/// the kernel API: an attribute and a module live in different namespaces, so
+/// `use scoped_atomics::kernel::thread_idx` still works.)
+///
+/// Options, in any order:
+/// - `instantiate(…)`: a generic kernel gets one entry point per instantiation listed. Each is
+///   `NAME = ARG`, or just `ARG`, whose entry point is then named `function_ARG` (the last path
+///   segment: `instantiate(Device)` on `fn sum<S: Scope>` exports `sum_Device`); several generic
+///   parameters take `(A, B)` in order (`k_Device_4` for `(Device, 4)`). The simulator and a GPU
+///   launch an entry point by that name; the host calls the function with the same arguments
+///   (`sum::<Device>(…)`). The function's documentation lists its entry points.
+/// - `cfg(PREDICATE)`: the entry points exist only where `PREDICATE` also holds, e.g.
+///   `cfg(target_feature = "sm_90")` for a kernel that needs thread-block clusters: the sm_70 PTX
+///   then has no such entry, instead of failing to build.
+///
+/// The crate needs `#![cfg_attr(target_arch = "nvptx64", feature(abi_ptx))]` for the entry
+/// points' ABI.
+///
+/// ```
+/// use scoped_atomics::kernel::{grid_stride_1d, index_1d};
+/// use scoped_atomics::{AtomicRef, Device, Ordering, Scope};
+///
+/// /// Adds 1 to each of `len` counters: entry point `increment`.
+/// ///
+/// /// # Safety
+/// /// `counters` is valid for `len` atomic `u32`s.
+/// #[scoped_atomics::kernel]
+/// pub unsafe fn increment(counters: *mut u32, len: usize) {
+///     for i in grid_stride_1d(len) {
+///         // SAFETY: `i < len`: the caller's contract.
+///         unsafe { AtomicRef::<u32, Device>::from_ptr(counters.add(i)) }.add(1, Ordering::Relaxed);
+///     }
+/// }
+///
+/// /// Thread 0 adds 1 to `*total` at scope `S`: entry points `add_one` (`S = Device`) and
+/// /// `add_one_Block`.
+/// ///
+/// /// # Safety
+/// /// `total` is valid for atomic `u32` access.
+/// #[scoped_atomics::kernel(instantiate(add_one = Device, scoped_atomics::Block))]
+/// pub unsafe fn add_one<S: Scope>(total: *mut u32) {
+///     if index_1d() == 0 {
+///         // SAFETY: the caller's contract.
+///         unsafe { AtomicRef::<u32, S>::from_ptr(total) }.add(1, Ordering::Relaxed);
+///     }
+/// }
+///
+/// // On the host the functions are called as they are, inside a launch (here a simulated
+/// // thread 0 of a grid of one thread; `scoped_atomics_host::executor` runs whole grids).
+/// # use scoped_atomics::kernel::{emulation::*, Dim3};
+/// # enter(ThreadContext { thread_idx: Dim3::x(0), block_idx: Dim3::x(0),
+/// #     block_dim: Dim3::x(1), grid_dim: Dim3::x(1), block: BlockContext::new(1) });
+/// let mut counters = [0u32; 3];
+/// let mut total = 0u32;
+/// // SAFETY: valid pointers; one thread.
+/// unsafe {
+///     increment(counters.as_mut_ptr(), 3);
+///     add_one::<Device>(&mut total);
+/// }
+/// assert_eq!((counters, total), ([1, 1, 1], 1));
+/// # leave();
+/// ```
+///
+/// Misuse is a compile error saying why: a function that is not `pub`,
+///
+/// ```compile_fail
+/// #[scoped_atomics::kernel]
+/// unsafe fn private(out: *mut u32) {}
+/// ```
+///
+/// one that returns a value (a PTX entry point returns nothing: write results through a
+/// pointer),
+///
+/// ```compile_fail
+/// #[scoped_atomics::kernel]
+/// pub fn count() -> u32 { 0 }
+/// ```
+///
+/// and a generic kernel without `instantiate(…)`, or with the wrong number of arguments.
+///
+/// ```compile_fail
+/// #[scoped_atomics::kernel]
+/// pub fn generic<S: scoped_atomics::Scope>() {}
+/// ```
+pub use scoped_atomics_macros::kernel;
 pub use space::{Global, Shared, StateSpace};
 pub use sync::{ArrivalToken, Barrier, BinarySemaphore, CountingSemaphore, Latch, SharedBarrier};
 pub use value::{AtomicValue, ValueBits};

@@ -128,6 +128,38 @@ pub(crate) struct LoomArrival {
 mod cluster_barrier;
 use cluster_barrier::{ClusterBarrier, ClusterToken};
 
+#[cfg(not(loom))]
+mod watch;
+#[cfg(not(loom))]
+pub use watch::{BlockedThread, Stopped, WaitKind, Watchdog, unwatch, watch};
+#[cfg(not(loom))]
+pub(crate) use watch::{check_stop, spinning, waiting};
+
+/// Under loom there is no watchdog (loom reports a deadlock itself): the hooks do nothing.
+#[cfg(loom)]
+pub(crate) fn check_stop() {}
+#[cfg(loom)]
+pub(crate) struct WaitKindUnderLoom;
+#[cfg(loom)]
+#[allow(non_upper_case_globals)]
+impl WaitKindUnderLoom {
+    pub(crate) const SyncThreads: Self = WaitKindUnderLoom;
+    pub(crate) const Warp: Self = WaitKindUnderLoom;
+    pub(crate) const ClusterBarrier: Self = WaitKindUnderLoom;
+}
+#[cfg(loom)]
+use WaitKindUnderLoom as WaitKind;
+/// What [`waiting`] returns under loom: nothing to undo.
+#[cfg(loom)]
+pub(crate) struct NotWatched;
+#[cfg(loom)]
+pub(crate) fn waiting(
+    _kind: WaitKindUnderLoom,
+    _location: Option<&'static core::panic::Location<'static>>,
+) -> NotWatched {
+    NotWatched
+}
+
 /// Locks a [`ModelMutex`] whether or not a thread panicked holding it (see [`locked`]).
 #[cfg(not(loom))]
 fn model_locked<T>(mutex: &ModelMutex<T>) -> MutexGuard<'_, T> {
@@ -303,6 +335,8 @@ loom::thread_local! {
 
 /// Makes the calling thread the simulated thread `context` (until `leave`).
 pub fn enter(context: ThreadContext) {
+    #[cfg(not(loom))]
+    watch::running(Some((context.block_idx, context.thread_idx)));
     CONTEXT.with(|c| *c.borrow_mut() = Some(context));
 }
 
@@ -327,6 +361,8 @@ pub fn enter(context: ThreadContext) {
 pub fn leave() {
     if let Some(context) = CONTEXT.with(|c| c.borrow_mut().take()) {
         exit_cluster(&context);
+        #[cfg(not(loom))]
+        watch::running(None);
     }
 }
 
@@ -374,6 +410,7 @@ pub fn grid_dim() -> Dim3 {
 #[track_caller]
 pub fn sync_threads() {
     let block = with(|c| c.block.clone());
+    let _waiting = waiting(WaitKind::SyncThreads, Some(core::panic::Location::caller()));
     block.barrier.arrive_and_wait();
 }
 
@@ -382,7 +419,9 @@ pub fn sync_threads() {
 /// is that of `bar.warp.sync` among the members, under loom too.
 #[track_caller]
 pub fn sync_warp(mask: u32) {
-    warp_group("sync_warp", mask).1.barrier.arrive_and_wait();
+    let group = warp_group("sync_warp", mask).1;
+    let _waiting = waiting(WaitKind::Warp, Some(core::panic::Location::caller()));
+    group.barrier.arrive_and_wait();
 }
 
 /// The calling lane and the group of `mask` in its warp, after the mask rules of every
@@ -448,7 +487,10 @@ pub fn warp_exchange(operation: &str, mask: u32, value: u64) -> (u32, [u64; 32])
         slots.rows[usize::from(side)][lane as usize] = value;
         side
     };
-    group.barrier.arrive_and_wait();
+    {
+        let _waiting = waiting(WaitKind::Warp, Some(core::panic::Location::caller()));
+        group.barrier.arrive_and_wait();
+    }
     let mut values = locked(&group.slots).rows[usize::from(side)];
     for (i, v) in values.iter_mut().enumerate() {
         if mask & (1 << i) == 0 {
@@ -464,7 +506,10 @@ pub fn warp_exchange(operation: &str, mask: u32, value: u64) -> (u32, [u64; 32])
 pub fn sync_threads_count(predicate: bool) -> u32 {
     let block = with(|c| c.block.clone());
     locked(&block.reduction).sum += u32::from(predicate);
+    let waiting_at = || waiting(WaitKind::SyncThreads, Some(core::panic::Location::caller()));
+    let first = waiting_at();
     block.barrier.arrive_and_wait();
+    drop(first);
     let count = {
         let mut r = locked(&block.reduction);
         let count = r.sum;
@@ -476,6 +521,7 @@ pub fn sync_threads_count(predicate: bool) -> u32 {
         }
         count
     };
+    let _second = waiting_at();
     block.barrier.arrive_and_wait();
     count
 }
@@ -589,6 +635,10 @@ pub(crate) fn cluster_arrive() {
 pub(crate) fn cluster_wait() {
     let cluster = with(|c| c.block.cluster.clone());
     if let Some(token) = PENDING.with(core::cell::Cell::take) {
+        let _waiting = waiting(
+            WaitKind::ClusterBarrier,
+            Some(core::panic::Location::caller()),
+        );
         cluster.barrier.wait(token);
     }
 }

@@ -355,7 +355,20 @@ mod backend {
 
     #[inline]
     pub(crate) fn wait_until(key: usize, mut cond: impl FnMut() -> bool) {
-        if cond() || spin(&mut cond, || false) {
+        if cond() {
+            return;
+        }
+        // A simulated kernel thread of a host launch: its watchdog sees the wait (and a stopped
+        // launch ends it at the next check).
+        let _waiting = crate::kernel::emulation::waiting(
+            crate::kernel::emulation::WaitKind::LibraryWait,
+            None,
+        );
+        let mut cond = || {
+            crate::kernel::emulation::check_stop();
+            cond()
+        };
+        if spin(&mut cond, || false) {
             return;
         }
         park(key, &mut cond, None);
@@ -382,6 +395,9 @@ mod backend {
         }
 
         pub(crate) fn wait_until(&mut self, key: usize, mut cond: impl FnMut() -> bool) -> bool {
+            // A timed wait returns by itself: to a host launch's watchdog it is a round of a
+            // spin (a kernel that retries it for ever spins).
+            crate::kernel::emulation::spinning(None);
             let deadline = self.0;
             let expired = || deadline.is_some_and(|d| Instant::now() >= d);
             if cond() {

@@ -59,10 +59,33 @@ fn ticket_lock_counts_every_thread() {
     }
 }
 
+/// The entry points `#[kernel]` writes, by the names the simulator and the GPU launch: each
+/// kernel's in the sm_70 PTX, and the cluster kernels' only in the sm_90 PTX.
 #[test]
-fn the_ptx_has_both_kernels() {
-    assert!(app::PTX.contains(".entry histogram"));
-    assert!(app::PTX.contains(".entry message_passing"));
+fn the_ptx_has_every_entry_point_by_its_stated_name() {
+    let entry = |ptx: &str, name: &str| {
+        ptx.contains(&format!(".entry {name}(")) || ptx.contains(&format!(".entry {name}\n"))
+    };
+    for name in [
+        "histogram",
+        "message_passing",
+        "block_sum",
+        "block_sum_block_scope_bug",
+        "ticket_lock",
+        "ticket_lock_block_scope_bug",
+    ] {
+        assert!(entry(app::PTX, name), "sm_70 PTX lacks .entry {name}");
+        assert!(entry(app::PTX_SM90, name), "sm_90 PTX lacks .entry {name}");
+    }
+    for name in ["cluster_histogram", "cluster_histogram_block_scope_bug"] {
+        assert!(
+            !entry(app::PTX, name),
+            "sm_70 PTX has the sm_90-only .entry {name}"
+        );
+        assert!(entry(app::PTX_SM90, name), "sm_90 PTX lacks .entry {name}");
+    }
+    assert_eq!(app::PTX.matches(".entry ").count(), 6, "sm_70 entries");
+    assert_eq!(app::PTX_SM90.matches(".entry ").count(), 8, "sm_90 entries");
 }
 
 // The same kernels' PTX in the simulator: tests/simulator.rs.

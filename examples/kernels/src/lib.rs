@@ -1,6 +1,6 @@
-//! Kernels written once over `scoped_atomics`: each body is a plain `unsafe fn` that runs as PTX
-//! (through the `extern "ptx-kernel"` entry points below), on host threads and under loom
-//! (`scoped_atomics_host::executor`).
+//! Kernels written once over `scoped_atomics`: each is a plain `pub unsafe fn` that runs on host
+//! threads and under loom (`scoped_atomics_host::executor`) as it is, and as PTX through the entry
+//! points that `#[kernel]` writes (listed in each kernel's documentation).
 //!
 //! All a kernel crate needs: `#![no_std]` and, on the device, the two feature gates below.
 
@@ -8,10 +8,10 @@
 #![cfg_attr(target_arch = "nvptx64", feature(abi_ptx, asm_experimental_arch))]
 
 use scoped_atomics::kernel::{
-    activemask, block_dim, block_idx, cluster_rank, cluster_size, cluster_sync, grid_dim, lane_id,
-    map_shared_rank, shfl_xor_sync, spin_loop, sync_threads, thread_idx,
+    activemask, block_dim, block_idx, cluster_rank, cluster_size, cluster_sync, grid_stride_1d,
+    index_1d, lane_id, map_shared_rank, shfl_xor_sync, spin_loop, sync_threads, thread_idx,
 };
-use scoped_atomics::{AtomicRef, Block, Device, Ordering, Scope, block_shared};
+use scoped_atomics::{AtomicRef, Block, Device, Ordering, Scope, block_shared, kernel};
 
 /// Number of bins of [`histogram`].
 pub const BINS: usize = 8;
@@ -24,6 +24,7 @@ pub const BINS: usize = 8;
 ///
 /// # Safety
 /// `input` is valid for `len` reads and `bins` for [`BINS`] atomic `u32`s in global memory.
+#[kernel]
 pub unsafe fn histogram(input: *const u32, len: usize, bins: *mut u32) {
     let local = block_shared!(LOCAL: [u32; BINS]).cast::<u32>();
     let mine = (thread_idx().x as usize..BINS).step_by(block_dim().x as usize);
@@ -34,14 +35,11 @@ pub unsafe fn histogram(input: *const u32, len: usize, bins: *mut u32) {
             .store(0, Ordering::Relaxed);
     }
     sync_threads();
-    let stride = (grid_dim().x * block_dim().x) as usize;
-    let mut i = (block_idx().x * block_dim().x + thread_idx().x) as usize;
-    while i < len {
+    for i in grid_stride_1d(len) {
         // SAFETY: `i < len`, and `bin < BINS`; every access to a bin is atomic.
         let bin = unsafe { input.add(i).read() } as usize % BINS;
         unsafe { AtomicRef::<u32, Block>::from_shared_ptr(local.add(bin)) }
             .add(1, Ordering::Relaxed);
-        i += stride;
     }
     sync_threads();
     for bin in mine {
@@ -62,6 +60,7 @@ pub unsafe fn histogram(input: *const u32, len: usize, bins: *mut u32) {
 ///
 /// # Safety
 /// The pointers are valid; launch at least two blocks, all resident at once.
+#[kernel(instantiate(message_passing = Device))]
 pub unsafe fn message_passing<S: Scope>(data: *mut u32, flag: *mut u32, result: *mut u32) {
     if thread_idx().x != 0 {
         return;
@@ -89,6 +88,7 @@ pub unsafe fn message_passing<S: Scope>(data: *mut u32, flag: *mut u32, result: 
 ///
 /// # Safety
 /// `input` holds one value per thread of the grid; `total` is valid for atomic `u32` access.
+#[kernel(instantiate(block_sum = Device, block_sum_block_scope_bug = Block))]
 pub unsafe fn block_sum<S: Scope>(input: *const u32, total: *mut u32) {
     let partial = block_shared!(PARTIAL: [u32; 1]).cast::<u32>();
     // SAFETY: the block's shared word; every access is atomic.
@@ -97,9 +97,8 @@ pub unsafe fn block_sum<S: Scope>(input: *const u32, total: *mut u32) {
         partial.store(0, Ordering::Relaxed);
     }
     sync_threads();
-    let i = (block_idx().x * block_dim().x + thread_idx().x) as usize;
     // SAFETY: one input per thread.
-    let mut sum = unsafe { input.add(i).read() };
+    let mut sum = unsafe { input.add(index_1d()).read() };
     let lanes = activemask();
     let mut m = 1;
     while m < lanes.count_ones() {
@@ -123,6 +122,7 @@ pub unsafe fn block_sum<S: Scope>(input: *const u32, total: *mut u32) {
 ///
 /// # Safety
 /// The pointers are valid for atomic `u32` access; every block of the grid is resident at once.
+#[kernel(instantiate(ticket_lock = Device, ticket_lock_block_scope_bug = Block))]
 pub unsafe fn ticket_lock<S: Scope>(next: *mut u32, serving: *mut u32, counter: *mut u32) {
     // SAFETY: the caller's contract; every access is atomic.
     let (next, serving, counter) = unsafe {
@@ -152,6 +152,17 @@ pub unsafe fn ticket_lock<S: Scope>(next: *mut u32, serving: *mut u32, counter: 
 ///
 /// # Safety
 /// `input` is valid for `len` reads and `bins` for [`BINS`] atomic `u32`s.
+///
+/// The entry points are in the sm_90 PTX only: `cluster_histogram` with `Cluster`-scope
+/// counters (launch it in clusters of any size), and `cluster_histogram_block_scope_bug` with
+/// `Block`-scope counters, a scope race for the simulator to report.
+#[kernel(
+    cfg(target_feature = "sm_90"),
+    instantiate(
+        cluster_histogram = scoped_atomics::Cluster,
+        cluster_histogram_block_scope_bug = Block
+    )
+)]
 pub unsafe fn cluster_histogram<S: Scope>(input: *const u32, len: usize, bins: *mut u32) {
     let local = block_shared!(CLUSTER_LOCAL: [u32; BINS]).cast::<u32>();
     let (rank, blocks) = (cluster_rank() as usize, cluster_size() as usize);
@@ -164,16 +175,13 @@ pub unsafe fn cluster_histogram<S: Scope>(input: *const u32, len: usize, bins: *
     }
     // Every block has started and zeroed its bins before any block adds into them.
     cluster_sync();
-    let stride = (grid_dim().x * block_dim().x) as usize;
-    let mut i = (block_idx().x * block_dim().x + thread_idx().x) as usize;
-    while i < len {
+    for i in grid_stride_1d(len) {
         // SAFETY: `i < len`.
         let bin = unsafe { input.add(i).read() } as usize % BINS;
         // SAFETY: `bin < BINS` in the block-shared array; its owner is a rank of the cluster.
         let owner = map_shared_rank(unsafe { local.add(bin) }, (bin % blocks) as u32);
         // SAFETY: a block-shared location of a running block of the cluster; atomic accesses only.
         unsafe { AtomicRef::<u32, S>::from_ptr(owner) }.add(1, Ordering::Relaxed);
-        i += stride;
     }
     // Every block's additions are done (and ordered before the loads below), and no block exits
     // while another may still add into its shared memory.
@@ -184,86 +192,5 @@ pub unsafe fn cluster_histogram<S: Scope>(input: *const u32, len: usize, bins: *
             unsafe { AtomicRef::<u32, S>::from_ptr(local.add(bin)) }.load(Ordering::Relaxed);
         // SAFETY: the caller's contract on `bins`; other clusters add too: device scope.
         unsafe { AtomicRef::<u32, Device>::from_ptr(bins.add(bin)) }.add(count, Ordering::Relaxed);
-    }
-}
-
-/// The `extern "ptx-kernel"` entry points: what the GPU launches.
-#[cfg(target_arch = "nvptx64")]
-mod entry {
-    #[unsafe(no_mangle)]
-    pub unsafe extern "ptx-kernel" fn histogram(input: *const u32, len: usize, bins: *mut u32) {
-        // SAFETY: the launcher's contract, documented on the kernel.
-        unsafe { super::histogram(input, len, bins) }
-    }
-
-    #[unsafe(no_mangle)]
-    pub unsafe extern "ptx-kernel" fn message_passing(
-        data: *mut u32,
-        flag: *mut u32,
-        out: *mut u32,
-    ) {
-        // SAFETY: as above.
-        unsafe { super::message_passing::<scoped_atomics::Device>(data, flag, out) }
-    }
-
-    #[unsafe(no_mangle)]
-    pub unsafe extern "ptx-kernel" fn block_sum(input: *const u32, total: *mut u32) {
-        // SAFETY: as above.
-        unsafe { super::block_sum::<scoped_atomics::Device>(input, total) }
-    }
-
-    #[unsafe(no_mangle)]
-    pub unsafe extern "ptx-kernel" fn block_sum_block_scope_bug(
-        input: *const u32,
-        total: *mut u32,
-    ) {
-        // SAFETY: as above.
-        unsafe { super::block_sum::<scoped_atomics::Block>(input, total) }
-    }
-
-    #[unsafe(no_mangle)]
-    pub unsafe extern "ptx-kernel" fn ticket_lock(
-        next: *mut u32,
-        serving: *mut u32,
-        counter: *mut u32,
-    ) {
-        // SAFETY: as above.
-        unsafe { super::ticket_lock::<scoped_atomics::Device>(next, serving, counter) }
-    }
-
-    #[unsafe(no_mangle)]
-    pub unsafe extern "ptx-kernel" fn ticket_lock_block_scope_bug(
-        next: *mut u32,
-        serving: *mut u32,
-        counter: *mut u32,
-    ) {
-        // SAFETY: as above.
-        unsafe { super::ticket_lock::<scoped_atomics::Block>(next, serving, counter) }
-    }
-
-    /// [`cluster_histogram`](super::cluster_histogram) with `Cluster`-scope counters: launch it
-    /// in clusters of any size (the sm_90 PTX only).
-    #[cfg(target_feature = "sm_90")]
-    #[unsafe(no_mangle)]
-    pub unsafe extern "ptx-kernel" fn cluster_histogram(
-        input: *const u32,
-        len: usize,
-        bins: *mut u32,
-    ) {
-        // SAFETY: as above.
-        unsafe { super::cluster_histogram::<scoped_atomics::Cluster>(input, len, bins) }
-    }
-
-    /// The same with `Block`-scope counters: a scope race between the blocks of a cluster, for
-    /// the simulator to report.
-    #[cfg(target_feature = "sm_90")]
-    #[unsafe(no_mangle)]
-    pub unsafe extern "ptx-kernel" fn cluster_histogram_block_scope_bug(
-        input: *const u32,
-        len: usize,
-        bins: *mut u32,
-    ) {
-        // SAFETY: as above.
-        unsafe { super::cluster_histogram::<scoped_atomics::Block>(input, len, bins) }
     }
 }

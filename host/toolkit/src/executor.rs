@@ -33,17 +33,20 @@
 //! ```
 
 use scoped_atomics::kernel::Dim3;
-use scoped_atomics::kernel::emulation::{self, ThreadContext};
+use scoped_atomics::kernel::emulation::{self, BlockedThread, ThreadContext};
 use std::collections::VecDeque;
 use std::fmt;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::Duration;
 
 mod places;
+mod watchdog;
 #[cfg(loom)]
 use places::cluster_contexts;
 use places::{Place, block_of, cluster_blocks};
+use watchdog::watch;
 
 /// The most threads a block may have (CUDA's limit).
 pub const MAX_BLOCK_THREADS: u32 = 1024;
@@ -57,6 +60,9 @@ pub const MAX_RESIDENT_THREADS: u32 = 4096;
 pub const MAX_GRID_THREADS: u32 = MAX_RESIDENT_THREADS;
 /// The most threads of a loom launch: loom allows 5 threads, one of which runs the model.
 pub const MAX_LOOM_THREADS: u32 = 4;
+/// How long a host launch waits, with every live kernel thread waiting and none leaving its
+/// wait, before it reports a hang ([`Launch::watchdog`]).
+pub const DEFAULT_WATCHDOG: Duration = Duration::from_secs(5);
 /// The most blocks of a thread-block cluster: 8, CUDA's portable cluster size (16 needs a
 /// non-portable opt-in on the device).
 pub const MAX_CLUSTER_BLOCKS: u32 = 8;
@@ -91,6 +97,14 @@ pub enum LaunchError {
         block: Dim3,
         thread: Dim3,
         message: String,
+    },
+    /// The watchdog found the launch hung: for `after`, every kernel thread still running
+    /// waited (at a barrier, in a blocking wait, or spinning in `kernel::spin_loop`) and none
+    /// left its wait. `threads` are those threads and where they wait. The launch was then
+    /// stopped (see [`Launch::watchdog`]).
+    Hung {
+        after: Duration,
+        threads: Vec<BlockedThread>,
     },
 }
 
@@ -143,11 +157,30 @@ impl fmt::Display for LaunchError {
                 f,
                 "kernel thread {thread:?} of block {block:?} panicked: {message}"
             ),
+            LaunchError::Hung { after, threads } => {
+                write!(
+                    f,
+                    "the launch hangs: for {after:?} each of its {} running kernel threads \
+                     waited and none left its wait (deadlock or a lost wake-up; \
+                     Launch::watchdog sets the time):",
+                    threads.len()
+                )?;
+                for thread in threads.iter().take(SHOWN_BLOCKED) {
+                    write!(f, "\n  {thread}")?;
+                }
+                if threads.len() > SHOWN_BLOCKED {
+                    write!(f, "\n  … and {} more", threads.len() - SHOWN_BLOCKED)?;
+                }
+                Ok(())
+            }
         }
     }
 }
 
 impl std::error::Error for LaunchError {}
+
+/// The blocked threads a hang's message lists (all are in [`LaunchError::Hung`]).
+const SHOWN_BLOCKED: usize = 16;
 
 /// Checks the extents; returns (blocks, threads per block).
 fn extents(grid: Dim3, block: Dim3) -> Result<(u64, u32), LaunchError> {
@@ -219,6 +252,7 @@ pub struct Launch {
     cluster: Dim3,
     resident_blocks: Option<u32>,
     cooperative: bool,
+    watchdog: Option<Duration>,
 }
 
 impl Launch {
@@ -236,6 +270,7 @@ impl Launch {
             cluster: Dim3::x(1),
             resident_blocks: None,
             cooperative: false,
+            watchdog: Some(DEFAULT_WATCHDOG),
         }
     }
 
@@ -286,6 +321,48 @@ impl Launch {
     /// ```
     pub fn cooperative(mut self, cooperative: bool) -> Self {
         self.cooperative = cooperative;
+        self
+    }
+
+    /// The hang watchdog of [`run`](Launch::run): `Some(t)` (the default,
+    /// [`DEFAULT_WATCHDOG`]) turns a launch in which, for `t`, every running kernel thread
+    /// waits — at `sync_threads`, a warp or cluster barrier, one of the library's blocking
+    /// waits, or spinning in `kernel::spin_loop` — and none leaves its wait into
+    /// [`LaunchError::Hung`], naming each thread and where it waits; `None` turns it off. A
+    /// thread that runs anything else is never reported; the blind spots (two threads handing
+    /// work to each other only through spin loops for all of `t`, a kernel waiting for the
+    /// host) are in `scoped_atomics::kernel::emulation::Watchdog`.
+    ///
+    /// After the report the launch is stopped, so that `run` returns: each waiting thread
+    /// unwinds at its next check (barriers are woken for it, spinners check at each
+    /// `spin_loop`), and blocks not started are skipped. A thread that loops for ever without
+    /// waiting or spinning is not reached, and `run` then does not return.
+    ///
+    /// ```
+    /// use scoped_atomics::kernel::{spin_loop, sync_threads, thread_idx, Dim3};
+    /// use scoped_atomics_host::executor::{Launch, LaunchError};
+    /// use std::time::Duration;
+    ///
+    /// // Thread 1 waits at `sync_threads` for thread 0, which spins on a flag nobody sets.
+    /// let never = scoped_atomics::device::AtomicBool::new(false);
+    /// let launch = Launch::new(Dim3::x(1), Dim3::x(2)).watchdog(Some(Duration::from_millis(200)));
+    /// let error = launch
+    ///     .run(|| {
+    ///         if thread_idx().x == 0 {
+    ///             while !never.load(scoped_atomics::Ordering::Acquire) {
+    ///                 spin_loop();
+    ///             }
+    ///         }
+    ///         sync_threads();
+    ///     })
+    ///     .unwrap_err();
+    /// let LaunchError::Hung { threads, .. } = &error else { panic!("{error}") };
+    /// assert_eq!(threads.len(), 2);
+    /// assert!(error.to_string().contains("spins in spin_loop"), "{error}");
+    /// assert!(error.to_string().contains("waits at sync_threads"), "{error}");
+    /// ```
+    pub fn watchdog(mut self, timeout: Option<Duration>) -> Self {
+        self.watchdog = timeout;
         self
     }
 
@@ -357,13 +434,24 @@ impl Launch {
         let failed = AtomicBool::new(false);
         let first_panic: Mutex<Option<LaunchError>> = Mutex::new(None);
         let kernel = &kernel;
+        let place_threads = block_threads * cluster_blocks;
+        let host_threads = places.len() * place_threads as usize;
+        let watchdog = emulation::Watchdog::new(host_threads);
+        let running = AtomicUsize::new(host_threads);
         std::thread::scope(|s| {
+            if let Some(timeout) = self.watchdog {
+                let (watchdog, running, failed, first_panic) =
+                    (&watchdog, &running, &failed, &first_panic);
+                s.spawn(move || watch(watchdog, timeout, running, failed, first_panic));
+            }
             for (p, place) in places.iter().enumerate() {
-                for t in 0..block_threads * cluster_blocks {
-                    let (failed, first_panic) = (&failed, &first_panic);
+                for t in 0..place_threads {
+                    let (failed, first_panic, watchdog, running) =
+                        (&failed, &first_panic, &watchdog, &running);
                     std::thread::Builder::new()
                         .stack_size(256 * 1024)
                         .spawn_scoped(s, move || {
+                            emulation::watch(watchdog, p * place_threads as usize + t as usize);
                             let (rank, t) = (t / block_threads, t % block_threads);
                             let thread_idx = Dim3::from_linear(t, block);
                             let mut c = p as u64;
@@ -381,7 +469,9 @@ impl Launch {
                                     emulation::enter(context);
                                     let result = catch_unwind(AssertUnwindSafe(kernel));
                                     emulation::leave();
-                                    if let Err(payload) = result {
+                                    if let Err(payload) = result
+                                        && !payload.is::<emulation::Stopped>()
+                                    {
                                         failed.store(true, Ordering::Relaxed);
                                         first_panic.lock().unwrap().get_or_insert(
                                             LaunchError::Panicked {
@@ -395,6 +485,8 @@ impl Launch {
                                 place.leave(c as u32);
                                 c += u64::from(resident);
                             }
+                            emulation::unwatch();
+                            running.fetch_sub(1, Ordering::SeqCst);
                         })
                         .expect("spawning a kernel thread");
                 }

@@ -127,6 +127,8 @@ impl ClusterBarrier {
         // spurious wake-up checks again).
         while locked(&self.state).completed <= phase {
             park();
+            // A stopped launch (the host watchdog) unparks its threads to end here.
+            super::check_stop();
         }
     }
 
