@@ -61,8 +61,11 @@ pub const MAX_GRID_THREADS: u32 = MAX_RESIDENT_THREADS;
 /// The most threads of a loom launch: loom allows 5 threads, one of which runs the model.
 pub const MAX_LOOM_THREADS: u32 = 4;
 /// How long a host launch waits, with every live kernel thread waiting and none leaving its
-/// wait, before it reports a hang ([`Launch::watchdog`]).
-pub const DEFAULT_WATCHDOG: Duration = Duration::from_secs(5);
+/// wait, before it reports a hang ([`Launch::watchdog`]). Ten seconds: long enough that a
+/// correct kernel whose threads hand work to each other only through spin loops (the
+/// watchdog's blind spot) finishes first in tests, short enough to end a deadlocked test well
+/// before a CI step's patience.
+pub const DEFAULT_WATCHDOG: Duration = Duration::from_secs(10);
 /// The most blocks of a thread-block cluster: 8, CUDA's portable cluster size (16 needs a
 /// non-portable opt-in on the device).
 pub const MAX_CLUSTER_BLOCKS: u32 = 8;
