@@ -79,6 +79,7 @@ mod exec;
 mod fmath;
 mod isa;
 mod launch;
+mod library_checks;
 mod mbarrier;
 mod memory;
 mod parse;
