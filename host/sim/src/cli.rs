@@ -345,6 +345,12 @@ fn run(program: &str, o: &Options) -> ExitCode {
         Err(e) => return bad(e),
     };
     let sizes = &inputs.elems;
+    if let Some(shape) = o.cluster
+        && let Some(why) = crate::launch::clusters_unavailable(sim.target())
+    {
+        let [x, y, z] = shape;
+        return bad(format!("{}: `--cluster {x},{y},{z}`: {why}", o.file));
+    }
     let mut last: Option<Outcome> = None;
     let mut instructions = 0u64;
     for k in 0..o.schedules {

@@ -663,7 +663,13 @@ impl World<'_> {
                     self.time += self.val(th, *a).min(1_000_000);
                     return Event::Yield;
                 }
-                Op::Trap => return Event::Fault("trap".into()),
+                Op::Trap(check) => {
+                    let text = match check {
+                        Some(check) => check.describe(self.mem.shape.cluster),
+                        None => "trap".into(),
+                    };
+                    return Event::Fault(text);
+                }
                 Op::Exit => return self.exit_after_copies(th, t),
                 Op::Ret => {
                     if let Some(event) = self.ret(th) {

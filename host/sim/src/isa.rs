@@ -363,7 +363,8 @@ pub enum Op {
     MbTestWait(u32, Addr, Src, bool),
     MbInval(Addr),
     Nanosleep(Src),
-    Trap,
+    /// `trap`, with the library check it belongs to where its guard names one.
+    Trap(Option<super::library_checks::LibraryCheck>),
     Exit,
     Ret,
     Bra(u32),

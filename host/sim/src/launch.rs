@@ -60,6 +60,25 @@ impl fmt::Display for SimError {
 
 impl std::error::Error for SimError {}
 
+/// Why a module for `target` cannot launch thread-block clusters, if it cannot: clusters need
+/// sm_90 or newer (PTX's `%cluster_*` registers, `barrier.cluster`, `mapa`). A target this
+/// cannot read (none, or not `sm_N`) is not refused.
+pub(crate) fn clusters_unavailable(target: &str) -> Option<String> {
+    let first = target.split(',').next()?.trim();
+    let digits: String = first
+        .strip_prefix("sm_")?
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect();
+    let sm: u32 = digits.parse().ok()?;
+    (sm < 90).then(|| {
+        format!(
+            "thread-block clusters need sm_90 or newer, and this PTX module's `.target` is {first} \
+             (compile the kernel for sm_90 or newer, or launch without a cluster shape)"
+        )
+    })
+}
+
 /// A kernel argument, matched against the kernel's parameter sizes.
 ///
 /// ```

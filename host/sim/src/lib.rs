@@ -79,6 +79,7 @@ mod exec;
 mod fmath;
 mod isa;
 mod launch;
+mod library_checks;
 mod mbarrier;
 mod memory;
 mod parse;
@@ -146,6 +147,8 @@ pub struct Kernel {
     static_shared: u64,
     /// The cluster shape the kernel declares (`.reqnctapercluster`, nvcc's `__cluster_dims__`).
     cluster: Option<[u32; 3]>,
+    /// The module's `.target` (a launch with clusters needs sm_90).
+    target: String,
 }
 
 impl Kernel {
@@ -397,6 +400,7 @@ impl Simulator {
                 .iter()
                 .find(|(k, _)| k == name)
                 .map(|(_, shape)| *shape),
+            target: self.module.target.clone(),
         })
     }
 }
@@ -553,6 +557,14 @@ impl Kernel {
         {
             return Err(SimError::BadInput(format!(
                 "clusters of {cluster_dims:?} CTAs do not fit a grid of {grid:?}: each component must divide the grid's, and a cluster has at most 16 CTAs"
+            )));
+        }
+        if let Some(l) = launch.cluster
+            && l != [1; 3]
+            && let Some(why) = launch::clusters_unavailable(&self.target)
+        {
+            return Err(SimError::BadInput(format!(
+                "a launch with clusters of {l:?} CTAs (`Launch::cluster`): {why}"
             )));
         }
         if let (Some(l), Some(k)) = (launch.cluster, self.cluster)

@@ -51,6 +51,8 @@ pub struct RawInstr {
     /// one (nvcc's `-lineinfo`), else the last `.loc` in the function's own file (rustc's
     /// line directives name only the innermost inlined line, often inside a library).
     pub caller: SrcPos,
+    /// The body position when `caller` was last set from a line of the user's crate.
+    pub caller_from: usize,
 }
 
 /// A statement of a function body.
@@ -416,6 +418,7 @@ fn parse_instr(s: &str, line: u32, loc: &LocState) -> Result<RawInstr, SimError>
         line,
         src: loc.current,
         caller: loc.caller,
+        caller_from: loc.caller_from,
     })
 }
 
@@ -480,6 +483,14 @@ fn parse_header(s: &str, line: u32) -> Result<Func, SimError> {
 pub fn parse(text: &str) -> Result<Module, SimError> {
     let ps = pieces(text);
     let mut m = Module::default();
+    // `.file` directives usually follow the functions; a body's `.loc` reading needs them.
+    for piece in &ps {
+        if let Piece::Text(s, _) = piece
+            && let Some((number, path)) = s.strip_prefix(".file").and_then(file_directive)
+        {
+            m.files.insert(number, path);
+        }
+    }
     let mut i = 0;
     while i < ps.len() {
         match &ps[i] {
@@ -487,10 +498,8 @@ pub fn parse(text: &str) -> Result<Module, SimError> {
                 let line = *line;
                 if let Some(site) = s.strip_prefix(INLINED_AT) {
                     m.inlined.extend(InlinedAt::read(site));
-                } else if let Some(file) = s.strip_prefix(".file") {
-                    if let Some((number, path)) = file_directive(file) {
-                        m.files.insert(number, path);
-                    }
+                } else if s.starts_with(".file") {
+                    // Read before the functions (above).
                 } else if let Some(v) = s.strip_prefix(".version") {
                     m.version = v.trim().to_string();
                 } else if let Some(t) = s.strip_prefix(".target") {
@@ -501,7 +510,7 @@ pub fn parse(text: &str) -> Result<Module, SimError> {
                         m.clusters.push((f.name.clone(), shape));
                     }
                     if matches!(ps.get(i + 1), Some(Piece::Open)) {
-                        let (body, next) = parse_body(&ps, i + 2)?;
+                        let (body, next) = parse_body(&ps, i + 2, &m.files)?;
                         f.body = Some(body);
                         i = next;
                     }
@@ -549,9 +558,13 @@ pub fn parse(text: &str) -> Result<Module, SimError> {
 
 /// Parses statements from `i` to the matching close brace; returns them and the index of that
 /// brace. Nested blocks (inline asm, call sequences) are flattened.
-fn parse_body(ps: &[Piece], mut i: usize) -> Result<(Vec<Stmt>, usize), SimError> {
+fn parse_body(
+    ps: &[Piece],
+    mut i: usize,
+    files: &HashMap<u32, String>,
+) -> Result<(Vec<Stmt>, usize), SimError> {
     let mut out = Vec::new();
-    let mut loc = LocState::default();
+    let mut loc = LocState::new(files);
     let mut depth = 1;
     while i < ps.len() {
         match &ps[i] {
@@ -568,7 +581,7 @@ fn parse_body(ps: &[Piece], mut i: usize) -> Result<(Vec<Stmt>, usize), SimError
                 if let Some(directive) =
                     s.strip_prefix(".loc ").or_else(|| s.strip_prefix(".loc\t"))
                 {
-                    loc.read(directive);
+                    loc.read(directive, out.len());
                 } else if let Some(decl) = s.strip_prefix(".reg") {
                     // Decode gives each register a slot where it is used and refuses a use
                     // no `.reg` declares (ptxas: "Unknown symbol").

@@ -4,7 +4,7 @@
 //! finding can name the kernel author's `file:line`.
 
 use super::parse::Stmt;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// A source position of a `.loc` directive: the `.file` number and the line (0 for none).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -18,16 +18,39 @@ pub struct SrcPos {
 pub(crate) struct LocState {
     pub(crate) current: SrcPos,
     pub(crate) caller: SrcPos,
+    /// The body position (statements read so far) when `caller` was last set from a line of the
+    /// user's crate: an inlined range that begins after it overrides it (`attribute_inlined_code`).
+    pub(crate) caller_from: usize,
     /// The file of the function's first `.loc` (its own definition's file).
     home: Option<u32>,
+    /// The `.file` numbers of the user's crate: every file not of a library (`is_library_path`).
+    user_files: HashSet<u32>,
     /// nvcc's inlining chains: the position (file, line, column) of a `.loc` of inlined code
     /// and the `inlined_at` position it names, one level each.
     called_from: HashMap<(u32, u32, u32), (u32, u32, u32)>,
 }
 
 impl LocState {
+    /// The state for a body of a module with these `.file` directives.
+    pub(crate) fn new(files: &HashMap<u32, String>) -> LocState {
+        LocState {
+            user_files: files
+                .iter()
+                .filter(|(_, path)| !is_library_path(path))
+                .map(|(&number, _)| number)
+                .collect(),
+            ..LocState::default()
+        }
+    }
+
+    /// Whether `file` is of the user's crate: the function's own file, or any file of the
+    /// module not under a library's path.
+    fn is_user(&self, file: u32) -> bool {
+        self.home == Some(file) || self.user_files.contains(&file)
+    }
+
     /// Takes in `.loc file line column[, function_name …][, inlined_at file line column]`.
-    pub(crate) fn read(&mut self, loc: &str) {
+    pub(crate) fn read(&mut self, loc: &str, body_len: usize) {
         let position = |text: &str| {
             let mut words = text.split([' ', '\t', ',']).filter(|w| !w.is_empty());
             let mut number = || {
@@ -43,28 +66,54 @@ impl LocState {
             file: here.0,
             line: here.1,
         };
-        let home = *self.home.get_or_insert(here.0);
+        self.home.get_or_insert(here.0);
         if let Some((_, at)) = loc.split_once("inlined_at") {
-            // Follow the chain up to a call in the function's own file: the author's line
-            // (nvcc names only the next level: a header's call of another header's function).
-            let mut at = position(at);
+            // Follow the chain outwards (nvcc and LLVM name only the next level) to the
+            // innermost position in the user's crate, in whatever file: a kernel whose body
+            // lives in a module file names that file's line, not the entry's call of it.
+            let at = position(at);
             self.called_from.insert(here, at);
-            let mut steps = 0;
-            while at.0 != home
-                && let Some(&up) = self.called_from.get(&at)
-                && steps < 64
+            let mut chain = vec![here, at];
+            while let Some(&up) = self.called_from.get(chain.last().expect("non-empty"))
+                && chain.len() < 64
             {
-                at = up;
-                steps += 1;
+                chain.push(up);
             }
+            let innermost_user = chain.iter().find(|p| self.is_user(p.0));
+            let at = innermost_user.or(chain.last()).expect("non-empty");
             self.caller = SrcPos {
                 file: at.0,
                 line: at.1,
             };
-        } else if here.0 == home {
+            if innermost_user.is_some() {
+                self.caller_from = body_len;
+            }
+        } else if self.is_user(here.0) {
             self.caller = self.current;
+            self.caller_from = body_len;
         }
     }
+}
+
+/// Whether a source path is of a library rather than the user's crate: Rust's `core`/`alloc`/
+/// `std` (a `rustlib` or `/library/` path of the toolchain), a registry or git dependency, the
+/// scoped-atomics library itself (`atomics/src`), or a CUDA toolkit header.
+pub(crate) fn is_library_path(path: &str) -> bool {
+    let path = path.replace('\\', "/");
+    let rust_library = ["/library/core/", "/library/alloc/", "/library/std/"];
+    let dependency = [
+        "/rustlib/",
+        "/.cargo/registry/",
+        "/.cargo/git/",
+        "/atomics/src/",
+    ];
+    let cuda_header = path.contains("/include/") && path.to_ascii_lowercase().contains("cuda");
+    rust_library
+        .iter()
+        .chain(&dependency)
+        .any(|p| path.contains(p))
+        || path.starts_with("atomics/src/")
+        || cuda_header
 }
 
 /// The comment prefix of an inlined call site (see `scoped_atomics_build::call_sites`).
@@ -97,7 +146,7 @@ impl InlinedAt {
 }
 
 /// Gives each instruction of `body` inside a marked inlined range the innermost such call site
-/// as its author's line, unless its own `.loc` is already in the function's own file.
+/// as its author's line, unless a `.loc` in the user's crate inside that range already gave one.
 pub(crate) fn attribute_inlined_code(body: &mut [Stmt], sites: &[InlinedAt]) {
     if sites.is_empty() {
         return;
@@ -125,17 +174,18 @@ pub(crate) fn attribute_inlined_code(body: &mut [Stmt], sites: &[InlinedAt]) {
     }
     for (i, stmt) in body.iter_mut().enumerate() {
         let Stmt::Instr(inst) = stmt else { continue };
-        // Its own `.loc` in the function's own file (see `LocState`): already the author's.
-        if inst.src.line != 0 && inst.caller == inst.src {
-            continue;
-        }
         // The innermost range holding the instruction is the shortest.
-        if let Some(&(_, _, at)) = ranges
+        if let Some(&(begin, _, at)) = ranges
             .iter()
             .filter(|(b, e, _)| *b <= i && i < *e)
             .min_by_key(|(b, e, _)| e - b)
         {
-            inst.caller = at;
+            // A line of the user's crate read inside the range (see `LocState`), in the
+            // function's own file or a module file it calls into, is already more inner.
+            let user_line_inside = inst.src.line != 0 && inst.caller_from > begin;
+            if !user_line_inside {
+                inst.caller = at;
+            }
         }
     }
 }
@@ -176,17 +226,26 @@ mod loc_tests {
     #[test]
     fn the_caller_is_inlined_at_or_the_last_line_in_the_functions_own_file() {
         let mut loc = LocState::default();
-        loc.read("1 12 0");
-        loc.read("2 144 34");
+        loc.read("1 12 0", 0);
+        loc.read("2 144 34", 0);
         assert_eq!(loc.current, SrcPos { file: 2, line: 144 });
         assert_eq!(loc.caller, SrcPos { file: 1, line: 12 });
-        loc.read("3 7 1, function_name $L__info_string0, inlined_at 1 20 3");
+        loc.read(
+            "3 7 1, function_name $L__info_string0, inlined_at 1 20 3",
+            0,
+        );
         assert_eq!(loc.caller, SrcPos { file: 1, line: 20 });
         // nvcc's chains: a header function inlined into another, inlined into the kernel.
-        loc.read("4 261 5, function_name $L__info_string1, inlined_at 1 30 5");
-        loc.read("5 92 9, function_name $L__info_string2, inlined_at 4 261 5");
+        loc.read(
+            "4 261 5, function_name $L__info_string1, inlined_at 1 30 5",
+            0,
+        );
+        loc.read(
+            "5 92 9, function_name $L__info_string2, inlined_at 4 261 5",
+            0,
+        );
         assert_eq!(loc.caller, SrcPos { file: 1, line: 30 });
-        loc.read("1 21 5");
+        loc.read("1 21 5", 0);
         assert_eq!(loc.caller, SrcPos { file: 1, line: 21 });
     }
 }

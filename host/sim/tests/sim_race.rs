@@ -55,7 +55,7 @@ fn findings_name_the_source_line_of_loc() {
 /// builder's `//@inlined_at` comment over the label range of the inlined call.
 #[test]
 fn findings_name_the_authors_file_and_line_before_the_librarys() {
-    let files = "\t.file\t1 \"/u/src/lib.rs\"\n\t.file\t2 \"/lib/asm.rs\"\n";
+    let files = "\t.file\t1 \"/u/src/lib.rs\"\n\t.file\t2 \"/r/atomics/src/imp/ptx/asm.rs\"\n";
     let own = kernel("\t.loc 1 12 0\n\t.loc 1 14 5\n\tst.global.u32 [%rd1], %r2;") + files;
     let nvcc = kernel(
         "\t.loc 1 12 0\n\t.loc 2 144 34, function_name $L__info_string0, inlined_at 1 20 3\n\
@@ -72,12 +72,21 @@ fn findings_name_the_authors_file_and_line_before_the_librarys() {
          \t.loc 3 7 9, function_name $L__info_string1, inlined_at 2 144 34\n\
          \tst.global.u32 [%rd1], %r2;",
     ) + files
-        + "\t.file\t3 \"/lib/inner.h\"\n";
+        + "\t.file\t3 \"/usr/local/cuda/include/cuda/std/inner.h\"\n";
     for (ptx, expected) in [
-        (chain, "(/u/src/lib.rs:31, via /lib/inner.h:7)"),
+        (
+            chain,
+            "(/u/src/lib.rs:31, via /usr/local/cuda/include/cuda/std/inner.h:7)",
+        ),
         (own, "(/u/src/lib.rs:14)"),
-        (nvcc, "(/u/src/lib.rs:20, via /lib/asm.rs:144)"),
-        (rust, "(/u/src/lib.rs:15, via /lib/asm.rs:144)"),
+        (
+            nvcc,
+            "(/u/src/lib.rs:20, via /r/atomics/src/imp/ptx/asm.rs:144)",
+        ),
+        (
+            rust,
+            "(/u/src/lib.rs:15, via /r/atomics/src/imp/ptx/asm.rs:144)",
+        ),
     ] {
         let sim = Simulator::new(&ptx).unwrap();
         let l = Launch::new([2, 1, 1], [1, 1, 1], vec![Arg::Buffer(vec![0; 64])]);

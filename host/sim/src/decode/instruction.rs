@@ -427,7 +427,9 @@ pub(super) fn decode_one(d: &mut FnDecoder, i: &RawInstr, at: usize) -> Result<O
             need(i, 1)?;
             Op::Nanosleep(d.src(i, &o[0])?)
         }
-        "trap" => Op::Trap,
+        "trap" => Op::Trap(crate::library_checks::LibraryCheck::of_guard(
+            i.guard.as_ref(),
+        )),
         "exit" => Op::Exit,
         "ret" => Op::Ret,
         "bra" => {
