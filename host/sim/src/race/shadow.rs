@@ -28,7 +28,54 @@ struct Kind {
     strong: bool,
     scope: Scope,
     place: Place,
-    members: Vec<Member>,
+    members: Members,
+}
+
+/// A kind's members, one per thread, by thread id; the first inline (most granules see one
+/// thread of a kind, and the check then reads no other memory).
+#[derive(Clone, Debug)]
+enum Members {
+    One(Member),
+    Many(Vec<Member>),
+}
+
+impl Members {
+    fn as_slice(&self) -> &[Member] {
+        match self {
+            Members::One(m) => std::slice::from_ref(m),
+            Members::Many(v) => v,
+        }
+    }
+
+    /// Records `m`, replacing its thread's member.
+    fn put(&mut self, m: Member) {
+        match self {
+            Members::One(x) if x.tid == m.tid => *x = m,
+            Members::One(x) => {
+                let x = *x;
+                *self = Members::Many(if x.tid < m.tid {
+                    vec![x, m]
+                } else {
+                    vec![m, x]
+                });
+            }
+            Members::Many(v) => match v.binary_search_by_key(&m.tid, |x| x.tid) {
+                Ok(i) => v[i] = m,
+                Err(i) => v.insert(i, m),
+            },
+        }
+    }
+
+    /// Keeps the members `keep` accepts; whether any is left.
+    fn retain(&mut self, keep: impl Fn(&Member) -> bool) -> bool {
+        match self {
+            Members::One(x) => keep(x),
+            Members::Many(v) => {
+                v.retain(keep);
+                !v.is_empty()
+            }
+        }
+    }
 }
 
 impl Kind {
@@ -71,10 +118,12 @@ impl Kind {
     }
 }
 
-/// The records of one granule.
+/// The records of one granule: the first two kinds inline (most granules see one or two), the
+/// rest after them.
 #[derive(Clone, Debug, Default)]
 pub(super) struct Granule {
-    kinds: Vec<Kind>,
+    head: [Option<Kind>; 2],
+    rest: Vec<Kind>,
     /// Records kept before the next pass that drops covered ones (amortised: twice the records
     /// left by the last pass, at least [`PRUNE_FLOOR`]).
     prune_at: u32,
@@ -102,8 +151,9 @@ impl Granule {
         };
         let mut hit = None;
         let mut records = 0;
-        for k in &self.kinds {
-            records += k.members.len() as u32;
+        for k in self.head.iter().flatten().chain(&self.rest) {
+            let members = k.members.as_slice();
+            records += members.len() as u32;
             if hit.is_some()
                 || k.mask & mask == 0
                 || !(k.write || a.write)
@@ -112,8 +162,7 @@ impl Granule {
                 continue;
             }
             // A member not ordered before this access (program order excuses its own thread).
-            if let Some(m) = k
-                .members
+            if let Some(m) = members
                 .iter()
                 .find(|m| !(own_excused && m.tid == a.tid) && m.clock > seen[m.tid as usize])
             {
@@ -139,20 +188,26 @@ impl Granule {
             clock: vc[a.tid as usize],
             inst: a.inst,
         };
-        match self.kinds.iter_mut().find(|k| k.same_kind(mask, &a, me)) {
+        let same = (self.head.iter_mut().flatten())
+            .chain(&mut self.rest)
+            .find(|k| k.same_kind(mask, &a, me));
+        match same {
             // The thread's own earlier access of the kind is covered by this one.
-            Some(k) => match k.members.iter_mut().find(|m| m.tid == a.tid) {
-                Some(m) => *m = member,
-                None => k.members.push(member),
-            },
-            None => self.kinds.push(Kind {
-                mask,
-                write: a.write,
-                strong: a.strong,
-                scope: a.scope,
-                place: me,
-                members: vec![member],
-            }),
+            Some(k) => k.members.put(member),
+            None => {
+                let kind = Kind {
+                    mask,
+                    write: a.write,
+                    strong: a.strong,
+                    scope: a.scope,
+                    place: me,
+                    members: Members::One(member),
+                };
+                match self.head.iter_mut().find(|k| k.is_none()) {
+                    Some(free) => *free = Some(kind),
+                    None => self.rest.push(kind),
+                }
+            }
         }
         hit
     }
@@ -160,14 +215,20 @@ impl Granule {
     /// Drops the records that `a` (about to be recorded) covers and is ordered after (`seen`:
     /// the clock that orders accesses before it).
     fn drop_covered(&mut self, mask: u8, a: &Access, me: Place, seen: &[u32]) {
-        let mut left = 0;
-        for k in &mut self.kinds {
-            if k.covered_by(mask, a, me) {
-                k.members.retain(|m| m.clock > seen[m.tid as usize]);
+        let unordered = |m: &Member| m.clock > seen[m.tid as usize];
+        for slot in &mut self.head {
+            if let Some(k) = slot
+                && k.covered_by(mask, a, me)
+                && !k.members.retain(unordered)
+            {
+                *slot = None;
             }
-            left += k.members.len() as u32;
         }
-        self.kinds.retain(|k| !k.members.is_empty());
+        self.rest
+            .retain_mut(|k| !k.covered_by(mask, a, me) || k.members.retain(unordered));
+        let left = (self.head.iter().flatten().chain(&self.rest))
+            .map(|k| k.members.as_slice().len() as u32)
+            .sum::<u32>();
         self.prune_at = 2 * left;
     }
 }

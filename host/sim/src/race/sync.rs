@@ -65,7 +65,9 @@ impl Released {
 
     /// The distinct clocks with the widest scope each was released at.
     fn widest(&self) -> impl Iterator<Item = (Scope, &Rc<Vec<u32>>)> {
-        (0..4).rev().filter_map(|l| {
+        // Every release sets level 0: none there, none at all.
+        let levels = if self.0[0].is_some() { 0..4 } else { 0..0 };
+        levels.rev().filter_map(|l| {
             let c = self.0[l].as_ref()?;
             let wider = self.0[l + 1..]
                 .iter()
@@ -121,27 +123,34 @@ fn overlaps(a_off: u64, a_size: u64, b_off: u64, b_size: u64) -> bool {
     a_off < b_off + b_size && b_off < a_off + a_size
 }
 
+/// Drops the locations of granule `g` that the `size` bytes at `loc` overlap, except `loc`
+/// itself unless `same_too`.
+fn forget_overlapping(locs: &mut Vec<Location>, g: u64, loc: u64, size: u8, same_too: bool) {
+    let size = u64::from(size);
+    locs.retain(|l| {
+        let start = g + u64::from(l.off);
+        let same = start == loc && u64::from(l.size) == size;
+        (same && !same_too) || !overlaps(start, u64::from(l.size), loc, size)
+    });
+}
+
 impl Race {
     /// Forgets the releases of the locations that a write of `size` bytes at `loc` overlaps
     /// (`same_too`: also of `loc` itself, for a plain write): a read of them then reads bytes of
     /// another write that it is not morally strong with (mixed sizes never are, PTX ISA 8.7
     /// rule 3; plain writes never are).
-    fn reset_overlapping(&mut self, loc: u64, size: u8, same_too: bool) {
-        let (base, size) = (loc & !7, u64::from(size));
+    /// `own_granule`: also in the granule of `loc` (a strong write does that itself).
+    fn reset_overlapping(&mut self, loc: u64, size: u8, same_too: bool, own_granule: bool) {
+        let base = loc & !7;
         let granules = [
-            Some(base),
+            own_granule.then_some(base),
             (size > 8).then_some(base + 8),
             self.wide_locations.then_some(base.wrapping_sub(8)),
         ];
         for g in granules.into_iter().flatten() {
-            let Some(locs) = self.syncs.get_mut(&g) else {
-                continue;
-            };
-            locs.retain(|l| {
-                let start = g + u64::from(l.off);
-                let same = start == loc && u64::from(l.size) == size;
-                (same && !same_too) || !overlaps(start, u64::from(l.size), loc, size)
-            });
+            if let Some(locs) = self.syncs.get_mut(&g) {
+                forget_overlapping(locs, g, loc, size, same_too);
+            }
         }
     }
 
@@ -187,16 +196,18 @@ impl Race {
     /// read-modify-write, which continues the location's release sequence when morally strong
     /// with the write it read).
     pub fn write_sync(&mut self, loc: u64, t: u32, op: SyncOp, release: bool, rmw: bool) {
-        self.reset_overlapping(loc, op.size, !op.strong);
         if !op.strong {
+            self.reset_overlapping(loc, op.size, true, true);
             return;
         }
-        let (base, off) = (loc & !7, (loc & 7) as u8);
-        if op.size > 8 {
+        if op.size > 8 || self.wide_locations {
+            self.reset_overlapping(loc, op.size, false, false);
             self.wide_locations = true;
         }
+        let (base, off) = (loc & !7, (loc & 7) as u8);
         let me = self.places[t as usize];
         let locs = self.syncs.entry(base).or_default();
+        forget_overlapping(locs, base, loc, op.size, false);
         let i = (locs.iter())
             .position(|l| l.off == off && l.size == op.size)
             .unwrap_or_else(|| {
@@ -232,7 +243,8 @@ impl Race {
             publish(op.scope, vc);
         }
         // Rule 2: an earlier release operation of this thread on the location.
-        if let Some(r) = self.release_ops.get(&(t, loc))
+        if !self.release_ops.is_empty()
+            && let Some(r) = self.release_ops.get(&(t, loc))
             && r.size == op.size
         {
             for (s, c) in r.released.widest() {
