@@ -178,22 +178,34 @@ mod imp {
     }
 }
 
-/// One thread's arrival at the cluster barrier, from [`cluster_arrive`] or
+/// One thread's arrival at the cluster barrier, from the `unsafe` [`cluster_arrive`] or
 /// [`cluster_arrive_relaxed`]; [`wait`](Self::wait) completes it, and so does dropping it (a
 /// guard, as a `MutexGuard` unlocks on drop): an arrival that goes out of scope, or a function
-/// that returns early, waits there, so that safe code never arrives twice without a wait in
-/// between (undefined in PTX). Not `Send`: the arrival is the calling thread's.
+/// that returns early, waits there. Not `Send`: the arrival is the calling thread's.
 ///
-/// What remains is leaking it (`core::mem::forget`) and arriving again: a panic on the host; on
-/// the device the hardware keeps no per-thread state to check, so that is undefined, as in CUDA.
+/// Why the split form is `unsafe`: arriving twice without a wait in between is undefined in
+/// PTX, and a drop guard cannot rule it out — the arrival can be leaked (`core::mem::forget`,
+/// safe in Rust), and a second arrival (a `cluster_sync`) can come before the first one's wait.
+/// The hardware keeps no per-thread state a check could read, so the caller promises it;
+/// [`cluster_sync`] (arrive and wait in one call) is the safe form. On the host a second
+/// arrival without a wait panics.
 ///
 /// ```
 /// # use scoped_atomics::kernel::{emulation::*, Dim3};
 /// # enter(ThreadContext { thread_idx: Dim3::new(0, 0, 0), block_idx: Dim3::new(0, 0, 0),
 /// #     block_dim: Dim3::x(1), grid_dim: Dim3::x(1), block: BlockContext::new(1) });
-/// let arrival = scoped_atomics::kernel::cluster_arrive();
+/// // SAFETY: this thread waits (below) before it arrives again.
+/// let arrival = unsafe { scoped_atomics::kernel::cluster_arrive() };
 /// // … work that does not need the other blocks …
 /// arrival.wait();
+/// ```
+///
+/// Safe code cannot split the barrier:
+///
+/// ```compile_fail,E0133
+/// let arrival = scoped_atomics::kernel::cluster_arrive(); // requires an unsafe block
+/// core::mem::forget(arrival);
+/// scoped_atomics::kernel::cluster_sync(); // would arrive twice without a wait: undefined PTX
 /// ```
 #[must_use = "dropping the arrival waits at once: keep it while doing the work that does not \
               need the other threads, then call `wait`"]
@@ -335,7 +347,8 @@ mod api {
     /// ```
     #[inline(always)]
     pub fn cluster_sync() {
-        cluster_arrive().wait()
+        // SAFETY: the arrival is waited for at once, before anything else can arrive.
+        unsafe { cluster_arrive() }.wait()
     }
 
     /// The first half of [`cluster_sync`]: arrives at the cluster barrier
@@ -352,23 +365,30 @@ mod api {
     ///
     /// Each thread arrives once per phase and waits before it arrives again: the returned
     /// [`ClusterArrival`] waits when it is dropped if [`wait`](ClusterArrival::wait) was not
-    /// called, so safe code cannot arrive twice without a wait (leaking it with
-    /// `core::mem::forget` and arriving again is a panic on the host and undefined on the
-    /// device).
+    /// called.
+    ///
+    /// # Safety
+    /// This thread waits for the returned arrival (its `wait`, or its drop) before it arrives
+    /// at the cluster barrier again: it is not leaked (`core::mem::forget`, a reference cycle)
+    /// and no `cluster_sync`, `cluster_arrive` or `cluster_arrive_relaxed` of this thread comes
+    /// before its wait. PTX leaves a second arrival without a wait undefined, and the device
+    /// has no per-thread state to check it by ([`ClusterArrival`]); [`cluster_sync`] is the
+    /// safe form.
     ///
     /// # Panics
     /// On the host, outside a kernel launch, or when this thread arrived and did not wait (a
-    /// leaked arrival).
+    /// broken safety promise).
     ///
     /// ```
     /// # use scoped_atomics::kernel::{emulation::*, Dim3};
     /// # enter(ThreadContext { thread_idx: Dim3::new(0, 0, 0), block_idx: Dim3::new(0, 0, 0),
     /// #     block_dim: Dim3::x(1), grid_dim: Dim3::x(1), block: BlockContext::new(1) });
-    /// let arrival = scoped_atomics::kernel::cluster_arrive();
+    /// // SAFETY: waited for on the next line, before any other arrival of this thread.
+    /// let arrival = unsafe { scoped_atomics::kernel::cluster_arrive() };
     /// arrival.wait();
     /// ```
     #[inline(always)]
-    pub fn cluster_arrive() -> ClusterArrival {
+    pub unsafe fn cluster_arrive() -> ClusterArrival {
         #[cfg(target_arch = "nvptx64")]
         imp::cluster_arrive::<()>();
         #[cfg(not(target_arch = "nvptx64"))]
@@ -387,6 +407,9 @@ mod api {
     /// On the host and under loom the arrival is a release (stronger: correct, but the host run
     /// and loom do not show a missing release; the simulator does — `guide/limits.md`).
     ///
+    /// # Safety
+    /// As [`cluster_arrive`]: this thread waits for the arrival before it arrives again.
+    ///
     /// # Panics
     /// As [`cluster_arrive`].
     ///
@@ -394,10 +417,11 @@ mod api {
     /// # use scoped_atomics::kernel::{emulation::*, Dim3};
     /// # enter(ThreadContext { thread_idx: Dim3::new(0, 0, 0), block_idx: Dim3::new(0, 0, 0),
     /// #     block_dim: Dim3::x(1), grid_dim: Dim3::x(1), block: BlockContext::new(1) });
-    /// scoped_atomics::kernel::cluster_arrive_relaxed().wait();
+    /// // SAFETY: waited for at once.
+    /// unsafe { scoped_atomics::kernel::cluster_arrive_relaxed() }.wait();
     /// ```
     #[inline(always)]
-    pub fn cluster_arrive_relaxed() -> ClusterArrival {
+    pub unsafe fn cluster_arrive_relaxed() -> ClusterArrival {
         #[cfg(target_arch = "nvptx64")]
         {
             imp::cluster_arrive_relaxed::<()>();
@@ -405,8 +429,11 @@ mod api {
                 _not_send: core::marker::PhantomData,
             }
         }
+        // SAFETY: the caller's promise, passed on.
         #[cfg(not(target_arch = "nvptx64"))]
-        cluster_arrive()
+        unsafe {
+            cluster_arrive()
+        }
     }
 
     impl ClusterArrival {
@@ -417,7 +444,8 @@ mod api {
         /// # use scoped_atomics::kernel::{emulation::*, Dim3};
         /// # enter(ThreadContext { thread_idx: Dim3::new(0, 0, 0), block_idx: Dim3::new(0, 0, 0),
         /// #     block_dim: Dim3::x(1), grid_dim: Dim3::x(1), block: BlockContext::new(1) });
-        /// scoped_atomics::kernel::cluster_arrive().wait();
+        /// // SAFETY: waited for at once.
+        /// unsafe { scoped_atomics::kernel::cluster_arrive() }.wait();
         /// ```
         #[inline(always)]
         pub fn wait(self) {

@@ -21,10 +21,12 @@ pub unsafe extern "ptx-kernel" fn cluster_exchange(out: *mut u32) {
     if thread_idx().x == 0 {
         word(own).store(0, Ordering::Relaxed);
     }
-    cluster_arrive_relaxed().wait();
+    // SAFETY: each arrival is waited for before the next.
+    unsafe { cluster_arrive_relaxed() }.wait();
     let next = (cluster_rank() + 1) % cluster_size();
     word(map_shared_rank(own, next)).fetch_add(1, Ordering::Relaxed);
-    let arrival = cluster_arrive();
+    // SAFETY: waited for on the next line.
+    let arrival = unsafe { cluster_arrive() };
     arrival.wait();
     if thread_idx().x == 0 {
         unsafe { out.add(cluster_rank() as usize).write(word(own).load(Ordering::Relaxed)) };

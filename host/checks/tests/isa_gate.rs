@@ -158,7 +158,8 @@ use scoped_atomics::kernel::cluster_arrive_relaxed;
 
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn relaxed_arrive() {
-    cluster_arrive_relaxed().wait()
+    // SAFETY: waited for at once.
+    unsafe { cluster_arrive_relaxed() }.wait()
 }
 "#;
 

@@ -199,7 +199,8 @@ fn the_cluster_barrier_waits_only_for_the_non_exited_threads() {
                     return;
                 }
                 if cluster_rank() == 1 && t == 2 {
-                    core::mem::forget(cluster_arrive());
+                    // SAFETY: this thread exits at once: it never arrives again.
+                    core::mem::forget(unsafe { cluster_arrive() });
                     return;
                 }
                 cluster_sync();
@@ -228,13 +229,14 @@ fn a_dropped_cluster_arrival_waits() {
             if thread_idx().x == 0 {
                 word(own).store(cluster_rank() + 1, Ordering::Relaxed);
             }
-            drop(cluster_arrive());
+            // SAFETY: each arrival is waited for (by its drop, then by `wait`) before the next.
+            drop(unsafe { cluster_arrive() });
             let other = (cluster_rank() + 1) % 2;
             assert_eq!(
                 word(map_shared_rank(own, other)).load(Ordering::Relaxed),
                 other + 1
             );
-            cluster_arrive().wait();
+            unsafe { cluster_arrive() }.wait();
         })
         .unwrap();
 }
