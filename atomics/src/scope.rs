@@ -198,6 +198,10 @@ pub trait PlainScope: Scope {}
 )]
 pub trait RescopeFrom<S: Scope>: Scope {}
 
+// Any view may drop its space: a plain scope (a generic address) reaches memory of every space.
+// (Disjoint from the same-space impls in `space.rs`: `Global<_>` and `Shared<_>` are not plain.)
+impl<From: Scope, To: PlainScope> RescopeFrom<From> for To {}
+
 macro_rules! scope_types {
     ($($(#[$doc:meta])* $name:ident,)*) => {$(
         $(#[$doc])*
@@ -208,7 +212,6 @@ macro_rules! scope_types {
             const KIND: ScopeKind = ScopeKind::$name;
         }
         impl PlainScope for $name {}
-        impl<S: Scope> RescopeFrom<S> for $name {}
     )*};
 }
 

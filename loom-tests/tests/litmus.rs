@@ -342,7 +342,7 @@ fn mp_with_reduction() {
 /// `cuda::atomic_ref<int, thread_scope_device>`; thread 0 of block 1 spins on the flag with an
 /// acquire load of a device-scope `atomic_ref` of `f` and asserts `x == 42`. `S` is the scope of
 /// the writer's `atomic_ref`.
-fn libcudacxx_mp<S: scoped_atomics::Scope>() {
+fn libcudacxx_mp<S: scoped_atomics::PlainScope>() {
     set_position(Position::host());
     let x = Arc::new(Plain::new(0i32));
     let f = Heap::new(0i32);

@@ -10,7 +10,7 @@
 use loom::sync::Arc;
 use loom_tests::{Heap, expect_failure, first_failure, model};
 use scoped_atomics::model::{Options, Position, set_options, set_position, spawn_in};
-use scoped_atomics::{Atomic, Block, Device, Ordering::*, Scope};
+use scoped_atomics::{Atomic, Block, Device, Ordering::*, PlainScope};
 
 /// Two threads of block 0.
 const T0: Position = Position::gpu(0, 0);
@@ -22,7 +22,7 @@ fn mode(strict: bool) -> Options {
 
 /// Threads 0 and 1 of one block increment one counter concurrently, through views of scopes
 /// `A` and `B`.
-fn counter<A: Scope, B: Scope>(strict: bool) -> impl Fn() + Send + Sync + 'static {
+fn counter<A: PlainScope, B: PlainScope>(strict: bool) -> impl Fn() + Send + Sync + 'static {
     move || {
         set_options(mode(strict));
         set_position(Position::host());

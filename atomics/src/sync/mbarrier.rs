@@ -118,6 +118,59 @@ pub(super) unsafe fn init<O: Object>(object: O, count: u32) {
     unsafe { mbar!(object, "mbarrier.init", " [{o}], {c};", c = in(reg32) count, options(nostack)) }
 }
 
+/// `mbarrier.init` of a [`SharedBarrier`](crate::SharedBarrier) at the shared address `object`,
+/// after a store of `count` into the word 8 bytes on (the barrier's phase word, not part of the
+/// `mbarrier` object), which counts the participants left for [`count_out_or_trap`].
+///
+/// # Safety
+/// As for [`init`].
+#[inline(always)]
+pub(super) unsafe fn init_counted(object: Shared, count: u32) {
+    // SAFETY: the caller's contract; `[o+8]` is the barrier's phase word.
+    unsafe {
+        asm!(
+            "st.shared.u32 [{o}+8], {c};",
+            "mbarrier.init.shared.b64 [{o}], {c};",
+            o = in(reg64) object.shared(),
+            c = in(reg32) count,
+            options(nostack),
+        )
+    }
+}
+
+/// Counts one participant out of the word 8 bytes after `object` (the barrier's phase word,
+/// which holds `LAST - 1 + participants`), trapping if it held `LAST`: the drop of the last
+/// participant, which would take the `mbarrier`'s expected count to 0 (undefined for
+/// `mbarrier.arrive_drop`). One `atom`, one `setp` and a predicated `trap`.
+///
+/// # Safety
+/// `object` is an initialised `mbarrier` in block-shared memory whose phase word follows it.
+#[inline(always)]
+pub(super) unsafe fn count_out_or_trap<O: Object, const LAST: u32>(object: O) {
+    // SAFETY: the caller's contract: `[o+8]` is the barrier's phase word; `trap` aborts.
+    unsafe {
+        if O::SHARED {
+            asm!(
+                "{{ .reg .pred %t; .reg .b32 %left;",
+                "atom.relaxed.cta.shared.add.u32 %left, [{o}+8], -1;",
+                "setp.eq.u32 %t, %left, {last}; @%t trap; }}",
+                o = in(reg64) object.shared(),
+                last = const LAST,
+                options(nostack),
+            )
+        } else {
+            asm!(
+                "{{ .reg .pred %t; .reg .b32 %left;",
+                "atom.relaxed.cta.add.u32 %left, [{o}+8], -1;",
+                "setp.eq.u32 %t, %left, {last}; @%t trap; }}",
+                o = in(reg64) object.generic(),
+                last = const LAST,
+                options(nostack),
+            )
+        }
+    }
+}
+
 /// `mbarrier.arrive` (release at CTA scope): one arrival; returns the state token of the phase.
 ///
 /// # Safety

@@ -219,20 +219,6 @@ pub(crate) mod device_check {
         }
     }
 
-    /// Traps if `value == V` for the constant `V` (32 bits).
-    #[inline(always)]
-    pub(crate) fn trap_if_eq_const<const V: u32>(value: u32) {
-        // SAFETY: as in `trap_if_below`.
-        unsafe {
-            asm!(
-                "{{ .reg .pred %t; setp.eq.u32 %t, {v}, {c}; @%t trap; }}",
-                v = in(reg32) value,
-                c = const V,
-                options(nostack, preserves_flags),
-            )
-        }
-    }
-
     /// Traps if `a != b`.
     #[inline(always)]
     pub(crate) fn trap_if_ne(a: u64, b: u64) {

@@ -335,10 +335,12 @@ impl<S: Scope, F: BarrierCompletion> Barrier<S, F> {
                 // The phase word counts the participants left (`MBARRIER | count`): a drop by
                 // the last one would take the `mbarrier`'s expected count to 0, which
                 // `mbarrier.arrive_drop` leaves undefined — refused with a trap.
-                let before = self.phase.fetch_sub(1, Relaxed);
-                crate::sync::device_check::trap_if_eq_const::<{ super::MBARRIER | 1 }>(before);
-                // SAFETY: as in `arrive_n`; the expected count stays at least 1 (checked above).
-                let _ = unsafe { mbarrier::arrive_drop(object) };
+                // SAFETY: as in `arrive_n`; the phase word follows the `mbarrier` object. Then
+                // the expected count stays at least 1 (checked).
+                unsafe {
+                    mbarrier::count_out_or_trap::<_, { super::MBARRIER | 1 }>(object);
+                    let _ = mbarrier::arrive_drop(object);
+                }
                 return;
             }
             #[cfg(not(all(target_arch = "nvptx64", target_feature = "sm_80")))]

@@ -126,8 +126,7 @@ impl SharedBarrier {
             // SAFETY: the caller's contract: `place` is valid for writes, in shared memory, and
             // nobody uses it yet; `Atomic<u64, _>` has the layout of a `u64`, 8-aligned.
             unsafe {
-                (&raw mut (*place).inner.phase).write(crate::Atomic::new(expected));
-                mbarrier::init(shared_address(place), expected);
+                mbarrier::init_counted(shared_address(place), expected);
             }
         }
         #[cfg(not(all(target_arch = "nvptx64", target_feature = "sm_80")))]
@@ -297,13 +296,12 @@ impl SharedBarrier {
         {
             // The last participant may not drop: `mbarrier.arrive_drop` leaves an expected
             // count of 0 undefined. The phase word counts the participants left.
-            let before = self
-                .inner
-                .phase
-                .fetch_sub(1, core::sync::atomic::Ordering::Relaxed);
-            crate::sync::device_check::trap_if_eq_const::<1>(before);
-            // SAFETY: the type's invariant; the expected count stays at least 1.
-            let _ = unsafe { mbarrier::arrive_drop(self.object()) };
+            // SAFETY: the type's invariant (the phase word follows the `mbarrier` object); then
+            // the expected count stays at least 1 (checked).
+            unsafe {
+                mbarrier::count_out_or_trap::<_, 1>(self.object());
+                let _ = mbarrier::arrive_drop(self.object());
+            }
         }
         #[cfg(not(all(target_arch = "nvptx64", target_feature = "sm_80")))]
         return self.inner.arrive_and_drop();

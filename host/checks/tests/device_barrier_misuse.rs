@@ -1,0 +1,158 @@
+//! Issue 29, item 2: safe misuse of the hardware barrier is a `trap`, never undefined PTX. Small
+//! kernels built for sm_80 and sm_90 run in the simulator:
+//!
+//! * the last participant's `arrive_and_drop` (which would take the `mbarrier`'s expected count to
+//!   0, undefined for `mbarrier.arrive_drop`) traps — on a `SharedBarrier` and on a
+//!   `Barrier<Block>` made by `init_in_place` in shared memory; a drop that leaves a participant
+//!   does not;
+//! * a `SharedBarrier`'s token waited on at a `Barrier<Device>` in global memory traps (the old
+//!   code emitted `mbarrier.try_wait`/`test_wait` on the global barrier).
+//!
+//! Skipped without the tools (a failure with `CI=true`), as the other device checks.
+
+mod scratch;
+
+use scoped_atomics_host::ptx::Target;
+use scoped_atomics_host::sim::{Arg, Launch, Simulator};
+
+const KERNELS: &str = r#"
+use scoped_atomics::{Barrier, Block, Device, SharedBarrier};
+use scoped_atomics::kernel::{sync_threads, thread_idx};
+
+/// A `SharedBarrier` of `expected`, initialised by thread 0.
+#[inline(always)]
+fn shared_barrier(expected: u32) -> &'static SharedBarrier {
+    let place = scoped_atomics::block_shared!(SHARED: [SharedBarrier; 1]).cast::<SharedBarrier>();
+    if thread_idx().x == 0 {
+        // SAFETY: block-shared memory, used after the `sync_threads` below.
+        unsafe { SharedBarrier::init_in_place(place, expected) };
+    }
+    sync_threads();
+    // SAFETY: initialised above, for the life of the block.
+    unsafe { &*place }
+}
+
+/// A `Barrier<Block>` of `expected` in shared memory (the hardware barrier), by thread 0.
+#[inline(always)]
+fn block_barrier(expected: u32) -> &'static Barrier<Block> {
+    let place = scoped_atomics::block_shared!(BLOCK: [Barrier<Block>; 1]).cast::<Barrier<Block>>();
+    if thread_idx().x == 0 {
+        // SAFETY: block-shared memory, used after the `sync_threads` below.
+        unsafe { Barrier::init_in_place(place, expected) };
+    }
+    sync_threads();
+    // SAFETY: initialised above, for the life of the block.
+    unsafe { &*place }
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn shared_last_drop() {
+    shared_barrier(1).arrive_and_drop();
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn block_last_drop() {
+    block_barrier(1).arrive_and_drop();
+}
+
+/// Thread 0 drops, thread 1 stays: the drop leaves one participant.
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn shared_drop_one_of_two() {
+    let b = shared_barrier(2);
+    if thread_idx().x == 0 {
+        b.arrive_and_drop();
+    } else {
+        b.arrive_and_wait();
+    }
+}
+
+/// As `shared_drop_one_of_two`, on the `Barrier<Block>` hardware path.
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn block_drop_one_of_two() {
+    let b = block_barrier(2);
+    if thread_idx().x == 0 {
+        b.arrive_and_drop();
+    } else {
+        b.arrive_and_wait();
+    }
+}
+
+/// A `SharedBarrier`'s token waited on at a device barrier in global memory.
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn foreign_token(device: *const Barrier<Device>) {
+    let shared = shared_barrier(2);
+    let token = shared.arrive();
+    // SAFETY: the launcher passes a live device barrier.
+    unsafe { &*device }.wait(token);
+}
+"#;
+
+/// A `Barrier<Device>::new(1)` as the bytes of its two words (count word: guard, 1 missing,
+/// expected 1; phase word 0).
+fn device_barrier_bytes() -> Vec<u8> {
+    let count: u64 = ((0x8000_0001u64) << 32) | 1;
+    let mut bytes = count.to_le_bytes().to_vec();
+    bytes.extend_from_slice(&0u64.to_le_bytes());
+    bytes
+}
+
+/// The findings of `kernel` of the scratch crate at `target`, launched with `threads` threads
+/// (and a device barrier as the argument where the kernel takes one); `None` without the tools.
+fn findings(target: Target, kernel: &str, threads: u32) -> Option<Vec<String>> {
+    let tc = scratch::toolchain("device_barrier_misuse")?;
+    let dir = scratch::crate_dir(
+        &tc,
+        "barrier-misuse",
+        ", default-features = false",
+        &format!("{}{KERNELS}", scratch::PRELUDE),
+    );
+    let ptx = scratch::ptx(&tc, &dir, target).0;
+    let sim = Simulator::new(&ptx).expect("the simulator reads the PTX");
+    let k = sim.kernel(kernel).expect("the kernel");
+    let mut launch = if kernel == "foreign_token" {
+        let mut l = Launch::new([1, 1, 1], [threads, 1, 1], vec![Arg::Ptr(0, 0)]);
+        l.buffers = vec![device_barrier_bytes()];
+        l
+    } else {
+        Launch::new([1, 1, 1], [threads, 1, 1], Vec::new())
+    };
+    launch.seed = 1;
+    let out = k.launch(&launch, Vec::new()).expect("the launch runs");
+    Some(out.findings.iter().map(|f| f.text.clone()).collect())
+}
+
+const HARDWARE_TARGETS: [Target; 2] = [Target::Sm80, Target::Sm90];
+
+#[test]
+fn the_last_participants_drop_traps_on_the_hardware_barrier() {
+    for target in HARDWARE_TARGETS {
+        for kernel in ["shared_last_drop", "block_last_drop"] {
+            let Some(findings) = findings(target, kernel, 1) else {
+                return;
+            };
+            assert!(
+                findings.first().is_some_and(|f| f.contains("trap")),
+                "{target} {kernel}: expected a trap, got {findings:?}"
+            );
+        }
+        for kernel in ["shared_drop_one_of_two", "block_drop_one_of_two"] {
+            let Some(findings) = findings(target, kernel, 2) else {
+                return;
+            };
+            assert!(findings.is_empty(), "{target} {kernel}: {findings:?}");
+        }
+    }
+}
+
+#[test]
+fn a_shared_barriers_token_at_a_device_barrier_traps() {
+    for target in HARDWARE_TARGETS {
+        let Some(findings) = findings(target, "foreign_token", 1) else {
+            return;
+        };
+        assert!(
+            findings.first().is_some_and(|f| f.contains("trap")),
+            "{target}: expected a trap, got {findings:?}"
+        );
+    }
+}
