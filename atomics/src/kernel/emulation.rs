@@ -128,9 +128,10 @@ pub(crate) struct LoomArrival {
 mod cluster_barrier;
 use cluster_barrier::{ClusterBarrier, ClusterToken};
 
-#[cfg(not(loom))]
+// The watchdog is plain std (no loom types): the executor's host-thread launch uses it in a
+// `--cfg loom` build too, where the kernel API's hooks below do nothing, so it never reports.
+#[cfg_attr(loom, allow(dead_code))]
 mod watch;
-#[cfg(not(loom))]
 pub use watch::{BlockedThread, Stopped, WaitKind, Watchdog, unwatch, watch};
 #[cfg(not(loom))]
 pub(crate) use watch::{check_stop, spinning, waiting};
@@ -138,23 +139,12 @@ pub(crate) use watch::{check_stop, spinning, waiting};
 /// Under loom there is no watchdog (loom reports a deadlock itself): the hooks do nothing.
 #[cfg(loom)]
 pub(crate) fn check_stop() {}
-#[cfg(loom)]
-pub(crate) struct WaitKindUnderLoom;
-#[cfg(loom)]
-#[allow(non_upper_case_globals)]
-impl WaitKindUnderLoom {
-    pub(crate) const SyncThreads: Self = WaitKindUnderLoom;
-    pub(crate) const Warp: Self = WaitKindUnderLoom;
-    pub(crate) const ClusterBarrier: Self = WaitKindUnderLoom;
-}
-#[cfg(loom)]
-use WaitKindUnderLoom as WaitKind;
 /// What [`waiting`] returns under loom: nothing to undo.
 #[cfg(loom)]
 pub(crate) struct NotWatched;
 #[cfg(loom)]
 pub(crate) fn waiting(
-    _kind: WaitKindUnderLoom,
+    _kind: WaitKind,
     _location: Option<&'static core::panic::Location<'static>>,
 ) -> NotWatched {
     NotWatched
