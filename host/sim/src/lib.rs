@@ -69,6 +69,26 @@
 //! assert_eq!(u32::from_le_bytes(out.buffers[0][..4].try_into().unwrap()), (0..32u32).sum::<u32>());
 //! ```
 
+// The crate's layers, lowest first: a module imports only modules of lower layers, or modules
+// of its own layer listed left of it; nothing imports upward (tests/layers.rs reads these lines, computes the
+// import graph of src/ and checks it). From the bottom: the error type; the PTX text; the ISA's
+// types (what decoding produces, the generic address layout); decoding; the state execution
+// works on (value arithmetic, cluster geometry, memory, the race detector, which execution calls
+// at every access, so it sits below it; the copies in flight); one thread's execution (`exec`),
+// then its instruction families (`impl World` blocks); the scheduler; the launch API; the CLI.
+// Findings (`report`) are plain data that execution and the scheduler build, so they sit low too.
+//
+// layer error: error
+// layer text: source_lines parse
+// layer isa: library_checks isa address
+// layer decode: decode validate report
+// layer state: values fmath printf cluster memory race copy_queue
+// layer exec: exec
+// layer instructions: arith vector wide mbarrier async_copy calls
+// layer sched: sched
+// layer api: launch lib
+// layer cli: cli
+
 mod arith;
 mod async_copy;
 mod calls;
