@@ -95,6 +95,7 @@ mod calls;
 pub mod cli;
 mod cluster;
 pub mod decode;
+mod error;
 mod exec;
 mod fmath;
 mod isa;
@@ -115,8 +116,9 @@ mod wide;
 
 pub use decode::Program;
 use decode::{Callee, Op, Symbol};
+pub use error::SimError;
 use exec::{Frame, State, Thread, World};
-pub use launch::{Arg, EXAMPLE_PTX, Launch, Outcome, Pointer, SimError, Slot, VolatileMode};
+pub use launch::{Arg, EXAMPLE_PTX, Launch, Outcome, Pointer, Slot, VolatileMode};
 use parse::VarSpace;
 pub use report::{Finding, FindingKind};
 pub use sched::{HostCtx, HostStatus, HostThread, Mode};
