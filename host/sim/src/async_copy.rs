@@ -10,7 +10,7 @@
 //! seen when it issued the copy, unordered with its own accesses between the issue and the wait
 //! (a read of the destination there reads the old bytes, and races with the copy).
 
-use super::decode::{Addr, Scope, Space, Src};
+use super::decode::{CpAsyncInst, Scope, Space};
 use super::exec::{Event, Thread, World};
 use super::memory;
 use super::race::SyncOp;
@@ -35,15 +35,6 @@ pub struct PendingCopy {
 pub struct AsyncCopies {
     pending: Vec<PendingCopy>,
     committed: u32,
-}
-
-/// A decoded `cp.async.{ca,cg}.shared{::cta}.global [dst], [src], cp-size{, src-size}`.
-#[derive(Clone, Debug)]
-pub struct CpAsyncInst {
-    pub dst: Addr,
-    pub src: Addr,
-    pub size: u8,
-    pub src_size: Option<Src>,
 }
 
 impl World<'_> {

@@ -8,7 +8,7 @@
 //! outside every space, so a stray pointer faults.
 
 use super::cluster::{self, Shape};
-use super::decode::Space;
+use super::isa::Space;
 
 pub const GLOBAL_BASE: u64 = 0x0000_1000_0000_0000;
 pub const SHARED_WINDOW: u64 = 0x0000_7000_0000_0000;
