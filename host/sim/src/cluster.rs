@@ -6,8 +6,7 @@
 //! the tag is the executing CTA's own shared memory, which is a `.shared::cluster` address too,
 //! as in PTX.
 
-use crate::exec::Thread;
-use crate::memory::SHARED_WINDOW;
+use crate::address::SHARED_WINDOW;
 
 /// The tag of a shared-space address into some CTA of the cluster (by rank).
 pub const REMOTE: u64 = 1 << 31;
@@ -143,16 +142,16 @@ pub struct Barrier {
 /// Per thread: the phase it arrived in and has not waited for yet.
 pub type Arrivals = Vec<Option<u64>>;
 
-/// The `%cluster_*` special registers of a thread.
-pub fn special(shape: &Shape, th: &Thread, which: ClusterRegister, dim: u8) -> u64 {
+/// The `%cluster_*` special registers of a thread of the CTA at `ctaid`.
+pub fn special(shape: &Shape, ctaid: [u32; 3], which: ClusterRegister, dim: u8) -> u64 {
     let d = usize::from(dim.min(2));
     let c = shape.cluster;
     u64::from(match which {
-        ClusterRegister::ClusterId => th.ctaid[d] / c[d],
+        ClusterRegister::ClusterId => ctaid[d] / c[d],
         ClusterRegister::NClusterId => shape.grid[d] / c[d],
-        ClusterRegister::CtaId => shape.within(th.ctaid)[d],
+        ClusterRegister::CtaId => shape.within(ctaid)[d],
         ClusterRegister::NCtaId => c[d],
-        ClusterRegister::CtaRank => shape.rank(th.ctaid),
+        ClusterRegister::CtaRank => shape.rank(ctaid),
         ClusterRegister::NCtaRank => shape.size(),
     })
 }

@@ -89,6 +89,7 @@
 // layer api: launch lib
 // layer cli: cli
 
+mod address;
 mod arith;
 mod async_copy;
 mod calls;
