@@ -52,7 +52,7 @@ pub struct Thread {
     /// `CC.CF`: the carry (for `sub.cc`/`subc`, the borrow) of the last `.cc` instruction.
     pub carry: bool,
     /// Its `cp.async` copies in flight.
-    pub copies: crate::async_copy::AsyncCopies,
+    pub copies: crate::copy_queue::AsyncCopies,
 }
 
 /// What stopped a thread's run.

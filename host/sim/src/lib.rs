@@ -95,6 +95,7 @@ mod async_copy;
 mod calls;
 pub mod cli;
 mod cluster;
+mod copy_queue;
 pub mod decode;
 mod error;
 mod exec;
