@@ -69,14 +69,20 @@
 //! assert_eq!(u32::from_le_bytes(out.buffers[0][..4].try_into().unwrap()), (0..32u32).sum::<u32>());
 //! ```
 
-// The crate's layers, lowest first: a module imports only modules of lower layers, or modules
-// of its own layer listed left of it; nothing imports upward (tests/layers.rs reads these lines, computes the
-// import graph of src/ and checks it). From the bottom: the error type; the PTX text; the ISA's
-// types (what decoding produces, the generic address layout); decoding; the state execution
-// works on (value arithmetic, cluster geometry, memory, the race detector, which execution calls
-// at every access, so it sits below it; the copies in flight); one thread's execution (`exec`),
-// then its instruction families (`impl World` blocks); the scheduler; the launch API; the CLI.
-// Findings (`report`) are plain data that execution and the scheduler build, so they sit low too.
+// The crate's layers, lowest first. A module imports only modules of lower layers, or modules of
+// its own layer listed left of it: nothing imports upward (tests/layers.rs computes the import
+// graph of src/ from every `crate::`/`super::` path and checks it against these lines).
+// - error: the error type every layer refuses bad input with;
+// - text: the PTX text (`parse` reads `.loc`/`.file` through `source_lines`);
+// - isa: the ISA's types decoding produces (`Space`, `Scope`, `Ty`, the operators, the operand
+//   forms), the library-check table, the generic address layout;
+// - decode: parsed text to those types, ptxas's module checks, findings (`report`: plain data,
+//   built by execution and the scheduler, so below both);
+// - state: what execution works on: value arithmetic, cluster geometry, memory, the race
+//   detector (exec calls it at every access, so it sits below exec: a call down, no events
+//   passed back up) and the `cp.async` copies in flight;
+// - exec: one thread's step; instructions: its instruction families (`impl World` blocks);
+// - sched: the scheduler; api: the launch types and the crate root; cli: the command.
 //
 // layer error: error
 // layer text: source_lines parse
