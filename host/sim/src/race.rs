@@ -30,7 +30,7 @@ mod sync;
 
 pub use sync::SyncOp;
 
-use super::decode::Scope;
+use super::isa::Scope;
 use std::collections::HashMap;
 
 /// Where a thread runs, for scope inclusion: its CTA (device) or a host thread.

@@ -22,7 +22,7 @@
 //!   from it (8.9.4 rule 1 only adds synchronisation: leaving it out can only report more).
 
 use super::{Place, Race, includes, join};
-use crate::decode::Scope;
+use crate::isa::Scope;
 use std::rc::Rc;
 
 const SCOPES: [Scope; 4] = [Scope::Cta, Scope::Cluster, Scope::Gpu, Scope::Sys];
