@@ -20,10 +20,15 @@ mod imp {
     impl<T> ClustersAvailable<T> {
         const CHECK: () = assert!(
             HAS_CLUSTERS,
-            "scoped-atomics: thread-block clusters (cluster indices, cluster_sync, \
-             map_shared_rank) need sm_90 or newer with PTX ISA 7.8, and this crate was compiled \
-             for an older target; pass `-C target-cpu=sm_90` in RUSTFLAGS so that it reaches \
-             every crate of the build"
+            concat!(
+                "scoped-atomics: thread-block clusters (cluster indices, cluster_sync, \
+                 map_shared_rank) need sm_90 or newer with PTX ISA 7.8, and this crate was \
+                 compiled for ",
+                env!("SCOPED_ATOMICS_PTX_TARGET"),
+                ". With scoped-atomics-build: `PtxBuilder::arch(\"sm_90\")` (or sm_100, sm_120, \
+                 …); with cargo: `-C target-cpu=sm_90` in RUSTFLAGS, so that it reaches every \
+                 crate of the build"
+            )
         );
     }
 

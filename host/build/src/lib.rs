@@ -26,8 +26,8 @@
 //! `cargo +<pinned nightly> rustc --lib -Zbuild-std=core --target nvptx64-nvidia-cuda` on the
 //! crate, with `target.nvptx64-nvidia-cuda.rustflags` (so that they reach every dependency,
 //! `scoped-atomics` included, and join those of the crate's own `.cargo/config.toml`):
-//! `-C target-cpu=<sm>` and `-C target-feature=+ptx<NN>` ([`PtxBuilder::arch`],
-//! [`PtxBuilder::ptx_isa`]), `-Cpanic=immediate-abort`, `-Zcross-crate-inline-threshold=always`
+//! `-C target-cpu=<sm>` ([`PtxBuilder::arch`]) and, for a PTX ISA version newer than the
+//! architecture's own, `-C target-feature=+ptx<NN>` ([`PtxBuilder::ptx_isa`]), `-Cpanic=immediate-abort`, `-Zcross-crate-inline-threshold=always`
 //! (an rlib's PTX holds only its own code, so everything it calls must be inlined into it), one
 //! codegen unit (with [`runtime_unroll(false)`](PtxBuilder::runtime_unroll),
 //! `-Cllvm-args=-unroll-runtime=false` too; with
@@ -99,6 +99,7 @@ pub struct PtxBuilder {
     runtime_unroll: bool,
     loop_strength_reduction: bool,
     out_dir: Option<PathBuf>,
+    verbose: bool,
 }
 
 impl PtxBuilder {
@@ -128,6 +129,7 @@ impl PtxBuilder {
             runtime_unroll: true,
             loop_strength_reduction: true,
             out_dir: None,
+            verbose: false,
         }
     }
 
@@ -298,6 +300,21 @@ impl PtxBuilder {
         self
     }
 
+    /// Whether a failed build's [`Error::Cargo`] shows the cargo command and its whole output
+    /// (rustc's notes, cargo's progress) after rustc's errors. Off by default: a refusal of the
+    /// library (an operation the target lacks) is then a few lines — what needs what, the target
+    /// the crate was compiled for, and the builder call that fixes it. `cargo host ptx --crate
+    /// PATH --verbose` is the same on the command line.
+    ///
+    /// ```
+    /// let b = scoped_atomics_build::PtxBuilder::new("kernels").verbose(true);
+    /// # let _ = b;
+    /// ```
+    pub fn verbose(mut self, verbose: bool) -> Self {
+        self.verbose = verbose;
+        self
+    }
+
     /// The kernel crate's manifest, or [`Error::NotAKernelCrate`] where the path has none: the
     /// check [`build`](Self::build) makes first, for a tool that wants to refuse a wrong path
     /// before it announces a build.
@@ -406,11 +423,13 @@ impl PtxBuilder {
             let output = cmd.output().map_err(|e| Error::Cargo {
                 command: shown.clone(),
                 stderr: e.to_string(),
+                verbose: self.verbose,
             })?;
             if !output.status.success() {
                 return Err(Error::Cargo {
                     command: shown,
                     stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+                    verbose: self.verbose,
                 });
             }
             if out.is_file() {

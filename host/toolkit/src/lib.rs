@@ -7,7 +7,7 @@
 //!   `-Zbuild-std=core` and every flag the PTX needs, and checks it with ptxas.
 //! * [`executor`]: runs kernel bodies on host threads ([`launch`](executor::launch), any grid
 //!   size, in waves of resident blocks; [`launch_cooperative`](executor::launch_cooperative)) and
-//!   under loom (`launch_loom`, with `--cfg loom`), so the same source is tested without a GPU.
+//!   under loom ([`launch_loom`](executor::launch_loom), with `--cfg loom`), so the same source is tested without a GPU.
 //! * [`gpu`]: loads PTX and launches it through `cudarc` with dynamic loading (re-exported as
 //!   [`gpu::cudarc`]); without a driver, a clean skip ([`gpu::NO_DRIVER`]).
 //! * [`sim`] and [`litmus`]: the PTX simulator (`ptx-sim`) and the PTX memory-model checker
@@ -35,6 +35,9 @@
 //!
 //! The guide (crate documentation of `scoped-atomics`, module `guide`) walks through writing,
 //! building, testing and launching a kernel.
+
+// docs.rs marks the loom entry points "Available on loom only".
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 pub mod abi;
 pub mod conformance;
