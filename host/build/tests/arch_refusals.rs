@@ -32,9 +32,9 @@ fn kernel_crate(tc: &Toolchain, name: &str, body: &str) -> PathBuf {
          [workspace]\n",
         tc.root.join("atomics")
     );
-    let lib = format!(
-        "#![no_std]\n#![cfg_attr(target_arch = \"nvptx64\", feature(abi_ptx, asm_experimental_arch))]\n{body}"
-    );
+    // `asm_experimental_arch`: `block_shared!` expands to an `asm!` in the kernel crate.
+    let features = "feature(abi_ptx, asm_experimental_arch)";
+    let lib = format!("#![no_std]\n#![cfg_attr(target_arch = \"nvptx64\", {features})]\n{body}");
     for (path, text) in [("Cargo.toml", manifest), ("src/lib.rs", lib)] {
         let path = dir.join(path);
         if std::fs::read_to_string(&path).ok() != Some(text.clone()) {
