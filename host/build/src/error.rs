@@ -255,9 +255,9 @@ pub fn ptxas_error(log: &str, ptx_text: &str) -> Error {
 mod tests {
     use super::*;
 
-    /// What cargo prints for a kernel crate that uses the cluster API and the Cluster scope on
-    /// sm_86, shortened: progress, a warning, each refusal with its notes (the first twice), and
-    /// cargo's summary.
+    /// What cargo prints for a kernel crate with two refusals of the same fix, shortened (the
+    /// messages are not the library's): progress, a warning, each refusal with its notes (the
+    /// first twice), and cargo's summary.
     const TWO_REFUSALS: &str = "   Compiling scoped-atomics v0.1.0 (/w/atomics)
 warning: unstable feature specified for `-Ctarget-feature`: `ptx71`
   |

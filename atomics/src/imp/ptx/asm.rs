@@ -57,16 +57,7 @@ pub(super) struct ScopeAvailable<S>(PhantomData<S>);
 impl<S: Scope> ScopeAvailable<S> {
     pub(super) const CHECK: () = assert!(
         !matches!(S::KIND, ScopeKind::Cluster) || HAS_CLUSTER_SCOPE,
-        concat!(
-            "scoped-atomics: the Cluster scope (PTX `.cluster`) needs sm_90 or newer with PTX ISA \
-             7.8, and this crate was compiled for ",
-            compiled_for!(),
-            ". With scoped-atomics-build: `PtxBuilder::arch(\"sm_90\")` (or sm_100, sm_120, \
-             …); with cargo: `-C target-cpu=sm_90` must reach every crate of the build, \
-             dependencies included: pass it in RUSTFLAGS (or in `[target.nvptx64-nvidia-cuda] \
-             rustflags` of .cargo/config.toml), not only after `--` of `cargo rustc`, which applies \
-             to the last crate alone"
-        )
+        clusters_need_sm_90!()
     );
 }
 
