@@ -45,6 +45,7 @@
 //!             let p = at as *mut u32;
 //!             // SAFETY: two live words; word 1 is written only here, the flag atomically.
 //!             unsafe { p.add(1).write_volatile(42) };
+//!             // SAFETY: word 0, aligned and live, is accessed only atomically.
 //!             let flag = unsafe { scoped_atomics::Atomic::<u32, scoped_atomics::System>::from_ptr(p) };
 //!             flag.store(1, Release);
 //!         })

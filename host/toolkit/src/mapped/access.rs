@@ -2,6 +2,7 @@
 //! memory (`&MappedSlice<W>`: `scoped_atomics::Atomic<W, System>`) or in the simulator
 //! ([`SimWords`]: the simulator's `HostCtx`).
 
+#[cfg_attr(loom, allow(unused_imports))] // the real-memory impl is not in a loom build
 use super::MappedSlice;
 use crate::sim::{HostCtx, HostWord};
 use core::sync::atomic::Ordering;
