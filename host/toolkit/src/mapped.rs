@@ -117,7 +117,11 @@ impl<T: Pod> MappedSlice<T> {
     /// assert_eq!((s.len(), s.get_mut()[1]), (2, 8));
     /// ```
     pub fn new(values: &[T]) -> Self {
-        let layout = std::alloc::Layout::array::<T>(values.len()).expect("slice too large");
+        // Aligned for the widest atomic too (`Atomic<T, _>` may need more than `T`: a `u64` on
+        // a 32-bit host), as `cuMemHostAlloc`'s pages are.
+        let layout = std::alloc::Layout::array::<T>(values.len())
+            .and_then(|l| l.align_to(16))
+            .expect("slice too large");
         let (ptr, layout) = if layout.size() == 0 {
             (NonNull::dangling(), None)
         } else {
@@ -245,10 +249,16 @@ impl<T: Pod> MappedSlice<T> {
     where
         T: scoped_atomics::AtomicPrimitive,
     {
-        // SAFETY: in bounds and aligned for `T` (the allocation is); live as long as `self`;
+        let at = self.check(i);
+        let align = align_of::<scoped_atomics::Atomic<T, scoped_atomics::System>>();
+        assert!(
+            (at as usize).is_multiple_of(align),
+            "value {i} of a mapped slice is not aligned to the {align} bytes its atomic needs"
+        );
+        // SAFETY: in bounds and aligned for the atomic (checked); live as long as `self`;
         // every host access while `&self` lives is this atomic or an `unsafe` plain one whose
         // caller rules out a race; `T: Pod` holds any bits a kernel writes.
-        unsafe { scoped_atomics::Atomic::from_ptr(self.check(i)) }
+        unsafe { scoped_atomics::Atomic::from_ptr(at) }
     }
 
     /// Reads value `i` plainly (a volatile read).
