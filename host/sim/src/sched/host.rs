@@ -229,6 +229,19 @@ impl<'a, 'p> HostCtx<'a, 'p> {
 
 impl HostCtx<'_, '_> {
     /// The device address of buffer `i` (in the order of the launch's buffers).
+    ///
+    /// ```
+    /// # use ptx_sim::{Arg, EXAMPLE_PTX, HostStatus, HostThread, Launch, Simulator};
+    /// # let kernel = Simulator::new(EXAMPLE_PTX).unwrap().kernel("count").unwrap();
+    /// let mut l = Launch::new([1; 3], [1; 3], vec![Arg::Ptr(1, 0)]);
+    /// l.buffers = vec![vec![0; 4], vec![0; 4]];
+    /// let host = HostThread::new(|ctx| {
+    ///     assert_ne!(ctx.buffer(0), ctx.buffer(1));
+    ///     ctx.write(ctx.buffer(0), 3u32);
+    ///     HostStatus::Done
+    /// });
+    /// assert_eq!(kernel.launch(&l, vec![host]).unwrap().buffers[0][0], 3);
+    /// ```
     pub fn buffer(&self, i: usize) -> u64 {
         self.buffers[i]
     }
