@@ -129,7 +129,7 @@ use exec::{Frame, State, Thread, World};
 pub use launch::{Arg, EXAMPLE_PTX, Launch, Outcome, Pointer, Slot, VolatileMode};
 use parse::VarSpace;
 pub use report::{Finding, FindingKind};
-pub use sched::{HostCtx, HostStatus, HostThread, Mode};
+pub use sched::{HostCtx, HostStatus, HostThread, HostWord, Mode};
 use std::collections::HashMap;
 
 /// The byte shared memory holds before a kernel writes it.

@@ -10,6 +10,9 @@
 //!   under loom ([`launch_loom`](executor::launch_loom), with `--cfg loom`), so the same source is tested without a GPU.
 //! * [`gpu`]: loads PTX and launches it through `cudarc` with dynamic loading (re-exported as
 //!   [`gpu::cudarc`]); without a driver, a clean skip ([`gpu::NO_DRIVER`]).
+//! * [`mapped`]: [`MappedSlice`](mapped::MappedSlice), memory the host and a running kernel
+//!   share (host memory, the simulator's buffer, `cuMemHostAlloc`'d memory on a GPU), and
+//!   [`MappedAccess`](mapped::MappedAccess), host code written once for the three.
 //! * [`sim`] and [`litmus`]: the PTX simulator (`ptx-sim`) and the PTX memory-model checker
 //!   (`ptx-litmus`), re-exported; `sim::corpus` runs this project's example kernels in the
 //!   simulator (the demo's simulator step).
@@ -44,6 +47,7 @@ pub mod conformance;
 pub mod examples;
 pub mod executor;
 pub mod gpu;
+pub mod mapped;
 pub mod ptx;
 pub mod scaffold;
 pub mod sim;
