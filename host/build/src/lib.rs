@@ -12,12 +12,13 @@
 //! #![cfg_attr(target_arch = "nvptx64", feature(abi_ptx))]
 //! ```
 //!
-//! — `abi_ptx` for its `extern "ptx-kernel"` entry points (add `asm_experimental_arch` only if the
-//! crate writes `asm!` itself). Nothing else: no `panic_handler` (panics abort in place), no
-//! `.cargo/config.toml`, no `build.rs`, no toolchain file. The kernel bodies are ordinary
-//! functions over `scoped_atomics::kernel` (so the host crate can run them on the executor's
-//! threads); the entry points are `#[unsafe(no_mangle)] pub unsafe extern "ptx-kernel" fn`
-//! under `#[cfg(target_arch = "nvptx64")]`. Depend on `scoped-atomics` with
+//! — `abi_ptx` for its `extern "ptx-kernel"` entry points; add `asm_experimental_arch` if the
+//! crate uses `scoped_atomics::block_shared!` (its array is declared with `global_asm!`, expanded
+//! in the kernel crate) or writes `asm!` itself. Nothing else: no `panic_handler` (panics abort
+//! in place), no `.cargo/config.toml`, no `build.rs`, no toolchain file. The kernel bodies are
+//! ordinary functions over `scoped_atomics::kernel` (so the host crate can run them on the
+//! executor's threads); `#[scoped_atomics::kernel]` on each writes its `extern "ptx-kernel"`
+//! entry point for `nvptx64`. Depend on `scoped-atomics` with
 //! `default-features = false` so that the crate stays `no_std` on the device; the host side gets
 //! `std` through `scoped-atomics-host`.
 //!
