@@ -31,7 +31,11 @@ mod sync;
 pub use sync::SyncOp;
 
 use super::isa::Scope;
-use std::collections::HashMap;
+
+/// The detector's maps, looked up at every simulated access, keyed by addresses and thread ids
+/// the simulator makes (not by input an attacker chooses): a fast hash with a fixed seed, in
+/// place of std's SipHash with a random one.
+type HashMap<K, V> = std::collections::HashMap<K, V, foldhash::fast::FixedState>;
 
 /// Where a thread runs, for scope inclusion: its CTA (device) or a host thread.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -137,10 +141,10 @@ impl Race {
             places,
             vcs,
             fence_released: vec![sync::Released::default(); n],
-            release_ops: HashMap::new(),
+            release_ops: HashMap::default(),
             pending: vec![Default::default(); n],
-            shadows: HashMap::new(),
-            syncs: HashMap::new(),
+            shadows: HashMap::default(),
+            syncs: HashMap::default(),
             wide_locations: false,
             async_issued: None,
         }
