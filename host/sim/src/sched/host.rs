@@ -50,7 +50,7 @@ impl HostThread {
         }
     }
 
-    pub(in super::super) fn step(&mut self, ctx: &mut HostCtx) -> HostStatus {
+    pub(crate) fn step(&mut self, ctx: &mut HostCtx) -> HostStatus {
         (self.step)(ctx)
     }
 }
@@ -206,7 +206,7 @@ struct HostAccess {
 }
 
 impl<'a, 'p> HostCtx<'a, 'p> {
-    pub(in super::super) fn new(
+    pub(crate) fn new(
         world: &'a mut World<'p>,
         t: u32,
         buffers: &'a [u64],
@@ -222,7 +222,7 @@ impl<'a, 'p> HostCtx<'a, 'p> {
     }
 
     /// The fault that stopped this step, if an access faulted.
-    pub(in super::super) fn take_stop(&mut self) -> Option<Event> {
+    pub(crate) fn take_stop(&mut self) -> Option<Event> {
         self.stop.take()
     }
 }
