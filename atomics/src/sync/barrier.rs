@@ -509,6 +509,16 @@ impl<S: Scope, F> Barrier<S, F> {
         self.phase.store(phase, order)
     }
 
+    /// Advances the phase word of a `Barrier<Block>` (whose phase wraps below its hardware mark,
+    /// bit 31) with `order` (`Relaxed` or `Release`): one `red.inc` bounded by `2³¹ − 1`.
+    #[cfg(target_arch = "nvptx64")]
+    #[inline(always)]
+    pub(super) fn increment_phase_below_mark(&self, order: core::sync::atomic::Ordering) {
+        const { assert!(core::mem::offset_of!(Self, phase) == 8) };
+        // SAFETY: as in `load_phase`.
+        unsafe { crate::imp::word_after::increment_below_bit_31::<S>(self.state.as_ptr(), order) }
+    }
+
     /// Adds 1 to the phase word with `order` (`Relaxed` or `Release`), as a reduction.
     #[inline(always)]
     pub(super) fn increment_phase(&self, order: core::sync::atomic::Ordering) {

@@ -23,6 +23,17 @@
 //! expected. Such an excess arrival is **undefined** on the hardware (PTX: the pending count
 //! must not go below zero; the simulator reports it as a fault): it is not an early completion
 //! of the phase. The generic barrier detects it and panics (traps).
+//!
+//! Nor does this path check a token's age: a wait on a token two or more phases old (safe code
+//! can hold one while the other threads complete two phases) runs `mbarrier.test_wait` /
+//! `try_wait` on it, which PTX leaves undefined (the simulator reports it; the generic barrier
+//! panics or traps). Closing it would take a phase the device can compare, and there is none
+//! for free: the state token's encoding is unspecified, and the hardware completes phases
+//! itself, so software keeps no phase count. The `.parity` waits are defined for any parity (a
+//! stale token's parity would wait for the current phase instead), but they need PTX ISA 7.1
+//! (an sm_80 build is 7.0), and reading the phase's parity before each arrival is two more
+//! instructions per arrival (`mbarrier.test_wait.parity` and a `selp`), over the cost budget of
+//! `SharedBarrier`, whose arrival was one instruction.
 
 #![cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]
 

@@ -4,7 +4,8 @@
 //!
 //! For every operation of `Barrier`, `Latch`, `CountingSemaphore`/`BinarySemaphore` and
 //! `Atomic::wait`/`notify_*` at block, device and system scope (the primitive behind a pointer:
-//! global memory), and for a block barrier initialised in shared memory, there are two kernels of
+//! global memory), and for a block barrier initialised in shared memory (a `Barrier<Block>`, a
+//! `SharedBarrier`, and the `SharedBarrier`'s `arrive_and_drop`), there are two kernels of
 //! the same name and signature: ours (a scratch crate built with the pinned nightly and the
 //! conformance flags) and libcu++'s (`cuda::barrier`, `cuda::latch`, `cuda::counting_semaphore`,
 //! `cuda::atomic_ref::wait`/`notify_*`, CCCL of CUDA 13.5, `nvcc -ptx -std=c++17 -O3`). Both are
@@ -158,6 +159,21 @@ pub fn shared_barrier_block() {
     let token = barrier.arrive();
     barrier.wait(token);
 }
+
+/// `SharedBarrier::arrive_and_drop` after the same initialisation: on sm_80+ the participant
+/// count (the last participant's drop traps) and `mbarrier.arrive_drop` (issue 29, item 2).
+#[scoped_atomics::kernel]
+pub fn shared_barrier_drop_block() {
+    use scoped_atomics::kernel::{block_dim, sync_threads, thread_idx};
+    let place = scoped_atomics::block_shared!(DROPPED: [SharedBarrier; 1]).cast::<SharedBarrier>();
+    if thread_idx().x == 0 {
+        // SAFETY: block-shared memory, used after the `sync_threads` below.
+        unsafe { SharedBarrier::init_in_place(place, block_dim().x) };
+    }
+    sync_threads();
+    // SAFETY: initialised above.
+    unsafe { &*place }.arrive_and_drop();
+}
 "#;
 
 const CUDA_SHARED: &str = r#"
@@ -175,6 +191,13 @@ extern "C" __global__ void shared_barrier_block() {
     __syncthreads();
     auto t = bar.arrive();
     bar.wait(cuda::std::move(t));
+}
+// The twin of our `shared_barrier_drop_block`.
+extern "C" __global__ void shared_barrier_drop_block() {
+    __shared__ cuda::barrier<cuda::thread_scope_block> bar;
+    if (threadIdx.x == 0) init(&bar, blockDim.x);
+    __syncthreads();
+    bar.arrive_and_drop();
 }
 "#;
 
@@ -310,6 +333,7 @@ fn table(target: Target, ours: &BTreeMap<String, Cost>, theirs: &BTreeMap<String
     }
     names.push("barrier_shared_block".into());
     names.push("shared_barrier_block".into());
+    names.push("shared_barrier_drop_block".into());
     let mut md = format!(
         "### {target} (ptxas 13.5 -arch={})\n\n\
          | kernel | PTX ours / libcu++ | calls | SASS ours / libcu++ | registers | stack bytes |\n\
@@ -379,7 +403,8 @@ fn main() -> ExitCode {
              with `nvcc -ptx -std=c++17 -O3`; both assembled by ptxas 13.5. Each kernel takes the \
              primitive by pointer (global memory), except `barrier_shared_block` (a `Barrier<Block>` \
              initialised in shared memory, one phase) and `shared_barrier_block` (the same with a \
-             `SharedBarrier`; both against libcu++'s `__shared__ cuda::barrier<thread_scope_block>`). \
+             `SharedBarrier`; both against libcu++'s `__shared__ cuda::barrier<thread_scope_block>`) and \
+             `shared_barrier_drop_block` (that `SharedBarrier`'s `arrive_and_drop`). \
              Columns: ours / libcu++.\n\n",
         );
         for target in [Target::Sm80, Target::Sm90] {

@@ -6,7 +6,9 @@
 //!   `Barrier<Block>` made by `init_in_place` in shared memory; a drop that leaves a participant
 //!   does not;
 //! * a `SharedBarrier`'s token waited on at a `Barrier<Device>` in global memory traps (the old
-//!   code emitted `mbarrier.try_wait`/`test_wait` on the global barrier).
+//!   code emitted `mbarrier.try_wait`/`test_wait` on the global barrier);
+//! * a token two phases old waited on (safe code, against `wait`'s contract; not checked on the
+//!   device) is reported by the simulator as the undefined `mbarrier` wait it is.
 //!
 //! Skipped without the tools (a failure with `CI=true`), as the other device checks.
 
@@ -75,6 +77,31 @@ pub unsafe extern "ptx-kernel" fn block_drop_one_of_two() {
     } else {
         b.arrive_and_wait();
     }
+}
+
+/// Issue 29, item 2: a token held while the barrier completes two phases, then waited on — safe
+/// code. One thread, one expected arrival: each arrival completes its phase, and a `try_wait`
+/// observes it before the next arrival (the PTX rule). The wait's `mbarrier.test_wait`/`try_wait`
+/// of a state two phases old is undefined in PTX; the simulator reports it.
+#[scoped_atomics::kernel]
+pub fn shared_stale_token() {
+    let b = shared_barrier(1);
+    let first = b.arrive(); // completes phase 0
+    let _ = b.try_wait(&first); // observes it
+    let second = b.arrive(); // completes phase 1
+    let _ = b.try_wait(&second);
+    b.wait(first); // a token of phase 0 in phase 2
+}
+
+/// As `shared_stale_token`, on the `Barrier<Block>` hardware path.
+#[scoped_atomics::kernel]
+pub fn block_stale_token() {
+    let b = block_barrier(1);
+    let first = b.arrive();
+    let _ = b.try_wait(&first);
+    let second = b.arrive();
+    let _ = b.try_wait(&second);
+    b.wait(first);
 }
 
 /// A `SharedBarrier`'s token waited on at a device barrier in global memory.
@@ -154,5 +181,26 @@ fn a_shared_barriers_token_at_a_device_barrier_traps() {
             findings.first().is_some_and(|f| f.contains("trap")),
             "{target}: expected a trap, got {findings:?}"
         );
+    }
+}
+
+/// Issue 29, item 2: safe code can wait on a token two phases old on the hardware barrier (the
+/// contract of `wait` forbids it; the device does not check it: see `SharedBarrier::wait`). The
+/// `mbarrier` wait of that state is undefined in PTX, and the simulator says so instead of
+/// running it.
+#[test]
+fn a_token_two_phases_old_is_reported_by_the_simulator() {
+    for target in HARDWARE_TARGETS {
+        for kernel in ["shared_stale_token", "block_stale_token"] {
+            let Some(findings) = findings(target, kernel, 1) else {
+                return;
+            };
+            assert!(
+                findings
+                    .first()
+                    .is_some_and(|f| f.contains("older than the preceding phase")),
+                "{target} {kernel}: expected the simulator's stale-token fault, got {findings:?}"
+            );
+        }
     }
 }

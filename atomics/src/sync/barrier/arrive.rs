@@ -220,6 +220,11 @@ impl<S: Scope, F: BarrierCompletion> Barrier<S, F> {
         // before the phase, whose release a next-phase arrival acquires before it arrives.
         self.state.store(after + (after << 32), Relaxed);
         match phase {
+            // On the device a `Barrier<Block>`'s phase, which wraps below its hardware mark, is
+            // advanced by one bounded `red.inc` (the PTX `inc` wraps to 0 at the mask), whether or
+            // not the phase is at hand: no `add`, `and` nor load of it.
+            #[cfg(target_arch = "nvptx64")]
+            _ if phase_mask::<S>() != u32::MAX => self.increment_phase_below_mark(Release),
             Some(phase) => self.store_phase(phase.wrapping_add(1) & phase_mask::<S>(), Release),
             // Without the phase at hand (a drop), one reduction; a `Barrier<Block>`'s phase wraps
             // below its hardware mark, so it is read and stored.
@@ -245,6 +250,14 @@ impl<S: Scope, F: BarrierCompletion> Barrier<S, F> {
     /// arrival completed its phase, however old (with `Barrier::new(1)`, `let t0 = b.arrive(); let
     /// t1 = b.arrive(); b.wait(t0)` returns), and panics (traps on the device) for any other
     /// older token.
+    ///
+    /// **Not checked on the hardware barrier** (`init_in_place` in shared memory on sm_80+, and
+    /// [`SharedBarrier`](crate::SharedBarrier)): there a token two or more phases old reaches
+    /// `mbarrier.test_wait`/`try_wait`, which the PTX ISA leaves undefined — also from safe code
+    /// (a thread holds its token while the other threads complete two phases). The device cannot
+    /// see the age: the `mbarrier` state's encoding is unspecified and the hardware completes
+    /// phases without software, so no phase count exists to compare. The `ptx-sim` simulator
+    /// reports such a wait. See `mbarrier.rs` for what closing it would cost.
     ///
     /// # Panics
     /// For a token two or more phases old that did not complete its phase (generic barrier),

@@ -236,6 +236,11 @@ impl SharedBarrier {
     /// the preceding phase). On sm_90 a loop on `mbarrier.try_wait`; on sm_80
     /// `mbarrier.test_wait` polled with back-off.
     ///
+    /// An older token is not detected on sm_80+ (see [`Barrier::wait`]): the `mbarrier` wait of
+    /// it is undefined in PTX. Wait for a token before the barrier can complete two phases more —
+    /// before this thread arrives again, and while the other threads cannot complete a phase
+    /// without this thread's next arrival.
+    ///
     /// ```
     /// use scoped_atomics::sync::SharedBarrier;
     /// let mut place = core::mem::MaybeUninit::<SharedBarrier>::uninit();

@@ -1,5 +1,5 @@
 //! The 32-bit atomic word 8 bytes after a 64-bit one, reached from the first word's address:
-//! `ld`, `st` and `red.add` of `[p+8]`, the ABI table's rows with an immediate offset.
+//! `ld`, `st`, `red.add` and `red.inc` of `[p+8]`, the ABI table's rows with an immediate offset.
 //!
 //! A `Barrier` is two words, `#[repr(C)]`: the count word, then the phase word (libcu++'s device
 //! barrier is one word). Every path of the barrier touches the count word first; addressing the
@@ -70,6 +70,26 @@ pub(crate) unsafe fn increment<S: Scope>(first: *mut u64, order: Ordering) {
         unsafe {
             scoped_asm!(S, sem, "red" [Relaxed "relaxed", Release "release"],
                 ".add.u32 [{p}+8], 1;",
+                (p = in(reg64) p, options(nostack)))
+        }
+    })
+}
+
+/// `red.<sem>.S.inc.u32` of the word at `first + 8` with the bound `2³¹ − 1`: the word becomes
+/// `old + 1`, or 0 after `2³¹ − 1` (PTX `inc`: `old >= bound ? 0 : old + 1`) — the phase of a
+/// `Barrier<Block>`, which wraps below its hardware mark (bit 31), advanced in one reduction
+/// instead of an `add`, an `and` and a store. The table's reduction row for `order`.
+///
+/// # Safety
+/// As for [`load`].
+#[inline(always)]
+pub(crate) unsafe fn increment_below_bit_31<S: Scope>(first: *mut u64, order: Ordering) {
+    let p = in_space::<S, _>(first);
+    mapped::<S, _>(table::reduction(order), |sem| {
+        // SAFETY: the caller's contract.
+        unsafe {
+            scoped_asm!(S, sem, "red" [Relaxed "relaxed", Release "release"],
+                ".inc.u32 [{p}+8], 2147483647;",
                 (p = in(reg64) p, options(nostack)))
         }
     })
