@@ -27,7 +27,7 @@ pub struct PendingCopy {
     pc: u32,
     group: Option<u32>,
     /// The thread's race-detection clock when it issued the copy (empty without detection).
-    issued: Vec<u32>,
+    issued: crate::race::ThreadClock,
 }
 
 /// The copies a thread has in flight and how many groups it has committed.
@@ -67,7 +67,7 @@ impl World<'_> {
             issued: self
                 .race
                 .as_mut()
-                .map_or_else(Vec::new, |race| race.issue_async(t)),
+                .map_or_else(Default::default, |race| race.issue_async(t)),
         });
         Event::Yield
     }

@@ -148,9 +148,9 @@ pub struct Barrier {
     /// Threads of the cluster that have exited (no phase waits for them).
     pub exited: u32,
     /// The join of the releasing arrivals of the current phase (race detection).
-    pub clock: Vec<u32>,
+    pub clock: crate::race::Clock,
     /// The clock of the last completed phase, acquired by its waiters.
-    pub done: Vec<u32>,
+    pub done: crate::race::Clock,
     /// Threads waiting for the current phase, with the instruction each waits at.
     pub waiting: Vec<(u32, u32)>,
 }

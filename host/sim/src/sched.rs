@@ -462,6 +462,9 @@ impl<'w, 'p> Scheduler<'w, 'p> {
                     Event::Collective => self.collective(t, at),
                     Event::Exited => {
                         self.threads[t as usize].state = State::Done;
+                        if let Some(race) = &mut self.world.race {
+                            race.exit(t);
+                        }
                         self.exited[cta] += 1;
                         self.live.remove(k);
                         self.world.progress = true;

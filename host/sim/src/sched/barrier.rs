@@ -30,7 +30,7 @@ pub(super) struct CtaBarriers {
     pub arrivals: Vec<Vec<Arrival>>,
     pub expected: Vec<Option<u32>>,
     /// The clocks `bar.arrive`s released into, for the phase's waiting threads.
-    pub arrive_clock: Vec<Vec<u32>>,
+    pub arrive_clock: Vec<crate::race::Clock>,
 }
 
 /// PTX has 16 barriers per CTA.
@@ -55,7 +55,7 @@ impl Scheduler<'_, '_> {
         if b.arrivals.len() <= id {
             b.arrivals.resize(id + 1, Vec::new());
             b.expected.resize(id + 1, None);
-            b.arrive_clock.resize(id + 1, Vec::new());
+            b.arrive_clock.resize(id + 1, Default::default());
         }
         b.arrivals[id].push(Arrival {
             t,
