@@ -141,6 +141,12 @@ impl Race {
         self.vcs[t as usize].tick();
     }
 
+    /// CTA `cta` is no longer resident: its shared memory's records go (a new CTA's shared
+    /// memory is another area).
+    pub fn forget_shared(&mut self, cta: u32) {
+        self.shadows.remove(&((1 << 32) | u64::from(cta)));
+    }
+
     /// Thread `t` exited: what only its own later operations could use is freed (its clock
     /// entries live on in the clocks and shadow records that saw them).
     pub fn exit(&mut self, t: u32) {

@@ -22,8 +22,8 @@
 //!   from it (8.9.4 rule 1 only adds synchronisation: leaving it out can only report more).
 
 use super::{Clock, Place, Race, ThreadClock, includes};
-use std::collections::HashMap;
 use crate::decode::Scope;
+use std::collections::HashMap;
 use std::rc::Rc;
 
 const SCOPES: [Scope; 4] = [Scope::Cta, Scope::Cluster, Scope::Gpu, Scope::Sys];
@@ -240,8 +240,7 @@ impl Race {
             l.published.clear();
         }
         let mut publish = |first: Scope, vc: &ThreadClock| {
-            let at = match (l.published.iter()).position(|p| p.first == first && p.place == me)
-            {
+            let at = match (l.published.iter()).position(|p| p.first == first && p.place == me) {
                 Some(i) => i,
                 None => {
                     l.published.push(Published {
@@ -280,13 +279,10 @@ impl Race {
         if release {
             let clock = Rc::new(vc.clone());
             let own = self.threads[t as usize].get_or_insert_with(Default::default);
-            let r = own
-                .release_ops
-                .entry(loc)
-                .or_insert_with(|| ReleaseOp {
-                    size: op.size,
-                    released: Released::default(),
-                });
+            let r = own.release_ops.entry(loc).or_insert_with(|| ReleaseOp {
+                size: op.size,
+                released: Released::default(),
+            });
             if r.size != op.size {
                 *r = ReleaseOp {
                     size: op.size,

@@ -12,7 +12,7 @@
 //!   acquires the completed phase (PTX: `.release` and `.acquire` by default).
 
 use super::super::exec::State;
-use super::{Mode, Scheduler};
+use super::Scheduler;
 use crate::report::FindingKind;
 
 /// The state a lane held at `barrier.cluster.arrive` for its warp's other lanes is in.
@@ -53,7 +53,7 @@ impl Scheduler<'_, '_> {
         let th = &self.threads[t as usize];
         let key = (th.cta, th.lin / 32);
         self.threads[t as usize].state = State::AtBarrier(HELD_AT_ARRIVE);
-        self.live.retain(|&x| x != t);
+        self.live.remove_id(t);
         self.cluster_holds
             .entry(key)
             .or_default()
@@ -85,9 +85,6 @@ impl Scheduler<'_, '_> {
             self.threads[t as usize].state = State::Ready;
             self.live.push(t);
             self.count_arrival(t, relaxed);
-        }
-        if self.mode == Mode::WarpLockstep {
-            self.live.sort_unstable();
         }
     }
 
@@ -124,9 +121,6 @@ impl Scheduler<'_, '_> {
             self.cluster_arrivals[w as usize] = None;
             self.threads[w as usize].state = State::Ready;
             self.live.push(w);
-        }
-        if self.mode == Mode::WarpLockstep {
-            self.live.sort_unstable();
         }
         self.world.progress = true;
     }
@@ -175,6 +169,6 @@ impl Scheduler<'_, '_> {
         }
         bar.waiting.push((t, at));
         self.threads[t as usize].state = State::AtBarrier(AT_WAIT);
-        self.live.retain(|&x| x != t);
+        self.live.remove_id(t);
     }
 }
