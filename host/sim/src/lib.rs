@@ -54,8 +54,9 @@
 //! arithmetic, rounding exactly), `values` (arithmetic), `vector` (vector and read-only
 //! accesses), `calls` and `printf` (calls, returns, `vprintf`), `memory` (state spaces,
 //! mbarrier objects), `sched` (scheduler, CTA barriers in `sched/barrier`, warp collectives in
-//! `sched/collective`, host threads, hangs), `race` (the detector; `race/shadow` the shadow
-//! memory, `race/sync` synchronisation), `report` (findings),
+//! `sched/collective`, host threads, hangs; `sched/residency` which CTAs are resident and the
+//! runnable threads), `race` (the detector; `race/clock` sparse vector clocks, `race/shadow` the
+//! shadow memory, `race/sync` synchronisation), `report` (findings),
 //! [`cli`] (the `ptx-sim` command, also `cargo host sim`).
 //!
 //! ```

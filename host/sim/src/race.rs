@@ -1,4 +1,5 @@
-//! The scoped race detector: vector clocks per thread, and the synchronisation of PTX ISA 8.9.4
+//! The scoped race detector: vector clocks per thread (sparse, [`clock`]: memory follows what
+//! the threads have seen, not the grid's size), and the synchronisation of PTX ISA 8.9.4
 //! between morally strong operations only ([`sync`]): release and acquire patterns through
 //! per-location clocks that remember the scope of each pattern's first operation, fences per
 //! scope, `bar.sync` at CTA scope, cluster barriers and mbarrier phases
