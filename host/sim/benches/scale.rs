@@ -6,7 +6,9 @@
 //! `cargo bench -p ptx-sim --bench scale`. Criterion reports throughput in elements per second:
 //! threads for the set-up and the 2^20-thread launch (one over it is the time per thread),
 //! PTX instructions for the histogram. The bench uses only the simulator's public API, so the
-//! same file runs against an older version of the crate for a comparison.
+//! same file runs against an older version of the crate for a comparison. On a loaded machine
+//! wall time overstates the cost: the summary lines at the end give each measure per CPU second
+//! of the simulating thread (timed by the thread's CPU clock).
 
 use criterion::{Criterion, Throughput};
 use ptx_sim::{Arg, Launch, Simulator};
@@ -107,6 +109,26 @@ END:
 /// Values in the histogram's input.
 const VALUES: usize = 100_000;
 
+/// CPU time of the calling thread in nanoseconds (Linux: the first field of
+/// `/proc/thread-self/schedstat`).
+fn thread_cpu_ns() -> Option<u64> {
+    std::fs::read_to_string("/proc/thread-self/schedstat")
+        .ok()?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()
+}
+
+/// CPU nanoseconds of the calling thread per call of `f`, over `runs` calls.
+fn cpu_ns_per_run(runs: u32, mut f: impl FnMut()) -> Option<f64> {
+    let start = thread_cpu_ns()?;
+    for _ in 0..runs {
+        f();
+    }
+    Some((thread_cpu_ns()? - start) as f64 / f64::from(runs))
+}
+
 /// The process's peak resident memory in KiB (Linux: `VmHWM` of `/proc/self/status`).
 fn peak_kib() -> Option<u64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
@@ -178,7 +200,7 @@ fn main() {
     let (plain, checked) = (launch(false), launch(true));
     let first = histogram.launch(&checked, Vec::new()).unwrap();
     assert!(first.findings.is_empty(), "{:?}", first.findings);
-    let total: u64 = first.buffers[0]
+    let total: u64 = first.buffers[1]
         .chunks(4)
         .map(|w| u64::from(u32::from_le_bytes(w.try_into().unwrap())))
         .sum();
@@ -193,4 +215,33 @@ fn main() {
     });
     g.finish();
     c.final_summary();
+
+    if !std::env::args().any(|a| a == "--bench") {
+        return; // `cargo test --benches`: each benchmark ran once, as a test.
+    }
+    println!("\nper CPU second of the simulating thread:");
+    if let Some(ns) = cpu_ns_per_run(5, || {
+        black_box(empty.launch(&setup, Vec::new()).unwrap());
+    }) {
+        println!("  set-up: {:.3} us per thread", ns / 1e3 / (64.0 * 512.0));
+    }
+    for (what, l) in [("without", &plain), ("with", &checked)] {
+        if let Some(ns) = cpu_ns_per_run(10, || {
+            black_box(histogram.launch(l, Vec::new()).unwrap());
+        }) {
+            println!(
+                "  histogram {what} race detection: {:.2} M PTX instructions/s",
+                first.instructions as f64 / (ns * 1e-9) / 1e6
+            );
+        }
+    }
+    // Last: an older simulator may not survive it.
+    if let Some(ns) = cpu_ns_per_run(2, || {
+        black_box(index.launch(&limit, Vec::new()).unwrap());
+    }) {
+        println!(
+            "  trivial kernel, 2^20 threads with race detection: {:.2} s per schedule",
+            ns / 1e9
+        );
+    }
 }

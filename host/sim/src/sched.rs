@@ -578,8 +578,10 @@ impl<'w, 'p> Scheduler<'w, 'p> {
                         self.check_unreachable(cta, t);
                         let th = &self.threads[t as usize];
                         let key = (th.cta, th.lin / 32);
-                        if self.warp_groups.contains_key(&key)
-                            || self.active_waits.contains_key(&key)
+                        // (Most launches have no lanes waiting: no hashing then.)
+                        if (!self.warp_groups.is_empty() && self.warp_groups.contains_key(&key))
+                            || (!self.active_waits.is_empty()
+                                && self.active_waits.contains_key(&key))
                         {
                             self.lane_exited(key);
                         }

@@ -141,7 +141,7 @@ impl Scheduler<'_, '_> {
         self.complete_if_all_arrived(c);
         let th = &self.threads[t as usize];
         let key = (th.cta, th.lin / 32);
-        if self.cluster_holds.contains_key(&key) {
+        if !self.cluster_holds.is_empty() && self.cluster_holds.contains_key(&key) {
             self.release_cluster_holds(key);
         }
     }
