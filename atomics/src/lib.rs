@@ -129,6 +129,27 @@
 #[cfg(all(any(feature = "std", loom, test), not(target_arch = "nvptx64")))]
 extern crate std;
 
+/// The one compile-time refusal of thread-block clusters before sm_90, for the Cluster scope
+/// (`imp::ptx::asm`) and the cluster functions of the kernel API (`kernel::cluster`) alike: a
+/// kernel that uses both (`map_shared_rank` and a `Cluster`-scope atomic on the mapped
+/// location) gets the same message twice, which rustc and the builder report once.
+#[cfg(target_arch = "nvptx64")]
+macro_rules! clusters_need_sm_90 {
+    () => {
+        concat!(
+            "scoped-atomics: thread-block clusters (the Cluster scope, PTX `.cluster`; cluster \
+             indices, cluster_sync, map_shared_rank) need sm_90 or newer with PTX ISA 7.8, and \
+             this crate was compiled for ",
+            env!("SCOPED_ATOMICS_PTX_TARGET"),
+            ". With scoped-atomics-build: `PtxBuilder::arch(\"sm_90\")` (or sm_100, sm_120, …); \
+             with cargo: `-C target-cpu=sm_90` must reach every crate of the build, dependencies \
+             included: pass it in RUSTFLAGS (or in `[target.nvptx64-nvidia-cuda] rustflags` of \
+             .cargo/config.toml), not only after `--` of `cargo rustc`, which applies to the last \
+             crate alone"
+        )
+    };
+}
+
 mod atomic;
 mod atomic_ref;
 mod fence;

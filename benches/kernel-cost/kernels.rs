@@ -2,13 +2,14 @@
 //! written with `scoped-atomics`: atomics through `AtomicRef::from_global_ptr` /
 //! `from_shared_ptr`, plain shared accesses through `plain::read_shared` / `write_shared`.
 //! `libcu.cu` and `intrinsics.cu` are their CUDA C++ twins: same names, parameters, orders,
-//! scopes and loops. Built as the `lib.rs` of a scratch crate.
+//! scopes and loops. Built as the `lib.rs` of a scratch crate; `#[kernel]` writes each kernel's
+//! entry point (of the function's name).
 
 #![no_std]
 #![feature(abi_ptx, asm_experimental_arch)]
 
 use scoped_atomics::kernel::{block_dim, block_idx, grid_dim, sync_threads, thread_idx};
-use scoped_atomics::{AtomicRef, Block, Device, Ordering::*, block_shared, plain};
+use scoped_atomics::{AtomicRef, Block, Device, Ordering::*, block_shared, kernel, plain};
 
 #[panic_handler]
 fn panic(_: &core::panic::PanicInfo) -> ! {
@@ -21,8 +22,11 @@ fn panic(_: &core::panic::PanicInfo) -> ! {
 /// and merge loops go over the bin number, as the CUDA twins do: ptxas scales it into each
 /// shared access (`[R.X4]`) once LLVM leaves the address arithmetic alone (the lean-loops build,
 /// `PtxBuilder::loop_strength_reduction(false)`).
-#[unsafe(no_mangle)]
-pub unsafe extern "ptx-kernel" fn histogram(input: *const u32, n: u32, hist: *mut u32) {
+///
+/// # Safety
+/// `input` is valid for `n` reads and `hist` for 256 atomic `u32`s in global memory.
+#[kernel]
+pub unsafe fn histogram(input: *const u32, n: u32, hist: *mut u32) {
     let bins = block_shared!(BINS: [u32; 256]).cast::<u32>();
     let t = thread_idx().x;
     let mut bin = t;
@@ -58,8 +62,11 @@ macro_rules! block_reduction {
         /// A grid-stride sum, a tree reduction in block-shared memory (plain accesses between
         /// barriers; blocks of a power of two, at most 256 threads), and one device-scope
         /// relaxed reduction into `out` per block.
-        #[unsafe(no_mangle)]
-        pub unsafe extern "ptx-kernel" fn $name(input: *const $t, n: u32, out: *mut $t) {
+        ///
+        /// # Safety
+        /// `input` is valid for `n` reads and `out` for an atomic access in global memory.
+        #[kernel]
+        pub unsafe fn $name(input: *const $t, n: u32, out: *mut $t) {
             let partial = block_shared!($shared: [$t; 256]).cast::<$t>();
             let t = thread_idx().x;
             let mut sum = $zero;
@@ -103,8 +110,11 @@ block_reduction!(block_reduce_u32, u32, 0, PARTIAL_U32);
 /// `n` critical sections per thread under a device-wide ticket lock: take a ticket (relaxed
 /// `fetch_add`), spin until it is served (acquire loads), increment a plain counter, serve the
 /// next ticket (release store).
-#[unsafe(no_mangle)]
-pub unsafe extern "ptx-kernel" fn ticket_lock(
+///
+/// # Safety
+/// The three pointers are valid words in global memory.
+#[kernel]
+pub unsafe fn ticket_lock(
     next: *mut u32,
     serving: *mut u32,
     counter: *mut u32,
@@ -128,8 +138,12 @@ const EMPTY: u32 = u32::MAX;
 
 /// Inserts each input key into an open-addressing table (linear probing, relaxed device-scope
 /// compare-exchange on the key), then writes the key's index as its value, plainly.
-#[unsafe(no_mangle)]
-pub unsafe extern "ptx-kernel" fn hash_insert(
+///
+/// # Safety
+/// `input` is valid for `n` reads; `keys` and `values` for `mask + 1` slots in global memory,
+/// at least one key `EMPTY`.
+#[kernel]
+pub unsafe fn hash_insert(
     keys: *mut u32,
     values: *mut u32,
     mask: u32,
@@ -158,8 +172,12 @@ pub unsafe extern "ptx-kernel" fn hash_insert(
 
 /// Block 0 writes `n` words plainly and publishes them with a release store of a flag; every
 /// other block's thread 0 spins on acquire loads of the flag, and the block copies the words.
-#[unsafe(no_mangle)]
-pub unsafe extern "ptx-kernel" fn message_passing(
+///
+/// # Safety
+/// `data` is valid for `n` words, `out` for `n` per block but block 0, `flag` for a word, in
+/// global memory.
+#[kernel]
+pub unsafe fn message_passing(
     data: *mut u32,
     flag: *mut u32,
     out: *mut u32,
@@ -195,8 +213,11 @@ pub unsafe extern "ptx-kernel" fn message_passing(
 
 /// Polls a flag `n` times with relaxed loads, weighting each reading by a plain argument word
 /// that nothing writes meanwhile.
-#[unsafe(no_mangle)]
-pub unsafe extern "ptx-kernel" fn polling_loop(
+///
+/// # Safety
+/// The three pointers are valid words in global memory.
+#[kernel]
+pub unsafe fn polling_loop(
     flag: *mut u32,
     scale: *const u32,
     out: *mut u32,

@@ -1,6 +1,6 @@
 //! The example kernels, written once: each body is a plain function over the kernel API of
-//! `scoped_atomics::kernel`, run as PTX (the `extern "ptx-kernel"` entry points in `entry`), on
-//! host threads and under loom (the `scoped-atomics-host` crate's executor).
+//! `scoped_atomics::kernel`, run as PTX (the entry point of the same name that `#[kernel]`
+//! writes), on host threads and under loom (the `scoped-atomics-host` crate's executor).
 //!
 //! Pointers are kernel arguments: device (or mapped) memory on the GPU, the caller's memory on the
 //! host. Every function is `unsafe` for the same reason as a CUDA kernel launch: the pointers must
@@ -9,7 +9,7 @@
 use scoped_atomics::kernel::{
     WARP_SIZE, block_dim, block_idx, grid_dim, sync_threads, sync_warp, thread_idx,
 };
-use scoped_atomics::{AtomicRef, Barrier, Block, Device, Ordering, block_shared, plain};
+use scoped_atomics::{AtomicRef, Barrier, Block, Device, Ordering, block_shared, kernel, plain};
 
 /// Number of bins of the histogram kernel.
 pub const BINS: usize = 16;
@@ -35,6 +35,7 @@ fn global_thread() -> (usize, usize) {
 ///
 /// # Safety
 /// `input` is valid for `len` reads and `bins` for [`BINS`] atomic `u32`s in global memory.
+#[kernel]
 pub unsafe fn histogram(input: *const u32, len: usize, bins: *mut u32) {
     let local = block_shared!(LOCAL_BINS: [u32; BINS]).cast::<u32>();
     // The block's threads share out the bins, whatever the block size.
@@ -74,6 +75,7 @@ pub unsafe fn histogram(input: *const u32, len: usize, bins: *mut u32) {
 ///
 /// # Safety
 /// The pointers are valid, `flag` in global memory; launch with at least two blocks.
+#[kernel]
 pub unsafe fn message_passing(data: *mut u32, flag: *mut u32, result: *mut u32) {
     // SAFETY: the caller's contract.
     unsafe { message_passing_in::<Device>(data, flag, result) }
@@ -84,6 +86,7 @@ pub unsafe fn message_passing(data: *mut u32, flag: *mut u32, result: *mut u32) 
 ///
 /// # Safety
 /// As for [`message_passing`].
+#[kernel]
 pub unsafe fn message_passing_block_scope_bug(data: *mut u32, flag: *mut u32, result: *mut u32) {
     // SAFETY: the caller's contract.
     unsafe { message_passing_in::<Block>(data, flag, result) }
@@ -127,6 +130,7 @@ unsafe fn message_passing_in<S: scoped_atomics::PlainScope>(
 /// # Safety
 /// `input` is valid for `len` reads, `counts` for one `u32` per block, and `total` for an atomic
 /// `u32` in global memory.
+#[kernel]
 pub unsafe fn count_above(
     input: *const u32,
     len: usize,
@@ -168,6 +172,7 @@ pub unsafe fn count_above(
 /// # Safety
 /// `barrier` is a `Barrier<Device>` expecting every thread of the grid; `slots` and `sums` hold
 /// one `u32` per thread of the grid.
+#[kernel]
 pub unsafe fn grid_barrier(
     barrier: *const Barrier<Device>,
     slots: *mut u32,
@@ -285,6 +290,7 @@ impl Default for Ring {
 ///
 /// # Safety
 /// `ring` points to a live ring in memory the host can read (see [`Ring`]).
+#[kernel]
 pub unsafe fn ring_producer(ring: *mut Ring, first: u32, count: u32) {
     if thread_idx().x == 0 && block_idx().x == 0 {
         for k in 0..count {
@@ -303,6 +309,7 @@ pub unsafe fn ring_producer(ring: *mut Ring, first: u32, count: u32) {
 /// # Safety
 /// `slots` and `out` are valid for one `u32` per thread of the grid (global index
 /// `block × block size + linear thread index`).
+#[kernel]
 pub unsafe fn warp_exchange(slots: *mut u32, out: *mut u32) {
     let block_size = block_dim().size();
     let linear = thread_idx().linear(block_dim());
@@ -332,6 +339,7 @@ pub const CLUSTER_EXCHANGE_MAX_BLOCK: usize = 256;
 /// # Safety
 /// `out` is valid for two `u32`s per thread of the grid; blocks of at most
 /// [`CLUSTER_EXCHANGE_MAX_BLOCK`] threads; a cluster launch (sm_90 on the device).
+#[kernel(cfg(target_feature = "sm_90"))]
 pub unsafe fn cluster_exchange(out: *mut u32) {
     use scoped_atomics::kernel::{cluster_rank, cluster_size, cluster_sync, map_shared_rank};
     use scoped_atomics::{Cluster, fence};

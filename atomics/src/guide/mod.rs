@@ -11,6 +11,9 @@
 //! 8. [`limits`]: what each checker does not check.
 //! 9. [`clusters`]: thread-block clusters (sm_90): `Cluster` scope, the cluster barrier and
 //!    distributed shared memory, and how each checker runs them.
+//! 10. [`host_device_queue`]: a kernel producing into a queue in mapped memory while the host
+//!     consumes (`MappedSlice`), the host's code written once for host threads, the simulator
+//!     and a GPU.
 //!
 //! The host side is four crates, one per audience (folders under `host/` of the repository):
 //!
@@ -68,3 +71,6 @@ pub mod limits {}
 
 #[doc = include_str!("clusters.md")]
 pub mod clusters {}
+
+#[doc = include_str!("host-device-queue.md")]
+pub mod host_device_queue {}

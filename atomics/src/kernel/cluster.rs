@@ -18,13 +18,7 @@ mod imp {
     struct ClustersAvailable<T>(core::marker::PhantomData<T>);
 
     impl<T> ClustersAvailable<T> {
-        const CHECK: () = assert!(
-            HAS_CLUSTERS,
-            "scoped-atomics: thread-block clusters (cluster indices, cluster_sync, \
-             map_shared_rank) need sm_90 or newer with PTX ISA 7.8, and this crate was compiled \
-             for an older target; pass `-C target-cpu=sm_90` in RUSTFLAGS so that it reaches \
-             every crate of the build"
-        );
+        const CHECK: () = assert!(HAS_CLUSTERS, clusters_need_sm_90!());
     }
 
     macro_rules! cluster_dim3 {

@@ -655,9 +655,13 @@ mod device {
     impl<T> Sm80<T> {
         const CHECK: () = assert!(
             cfg!(target_feature = "sm_80"),
-            "scoped-atomics: the warp reductions (`reduce_*_sync`: PTX `redux.sync`) need sm_80 \
-             or newer. With scoped-atomics-build: `PtxBuilder::new(..).arch(\"sm_80\")`; with \
-             cargo: `-C target-cpu=sm_80` in RUSTFLAGS"
+            concat!(
+                "scoped-atomics: the warp reductions (`reduce_*_sync`: PTX `redux.sync`) need \
+                 sm_80 or newer, and this crate was compiled for ",
+                env!("SCOPED_ATOMICS_PTX_TARGET"),
+                ". With scoped-atomics-build: `PtxBuilder::arch(\"sm_80\")`; with cargo: \
+                 `-C target-cpu=sm_80` in RUSTFLAGS, so that it reaches every crate of the build"
+            )
         );
     }
 

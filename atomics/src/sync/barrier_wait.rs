@@ -306,11 +306,11 @@ fn parity_supported<S: Scope>() {
         assert!(
             !matches!(S::KIND, ScopeKind::Block),
             concat!(
-                "the parity waits of a Barrier<Block> need PTX ISA 7.1 on sm_80 (mbarrier.test_wait.parity), \
-                 and this crate was compiled for ",
+                "scoped-atomics: the parity waits of a Barrier<Block> need PTX ISA 7.1 on sm_80 \
+                 (mbarrier.test_wait.parity), and this crate was compiled for ",
                 env!("SCOPED_ATOMICS_PTX_TARGET"),
-                ". With scoped-atomics-build: `PtxBuilder::new(..).arch(\"sm_80\").ptx_isa(7, 1)`; with \
-                 cargo: -C target-feature=+ptx71 in RUSTFLAGS"
+                ". With scoped-atomics-build: `PtxBuilder::arch(\"sm_80\").ptx_isa(7, 1)`; with \
+                 cargo: `-C target-feature=+ptx71` in RUSTFLAGS"
             )
         )
     }

@@ -128,8 +128,8 @@ const SCOPES: [(&str, &str, &str); 3] = [
 ];
 
 const RUST_SHARED: &str = r#"
-#[unsafe(no_mangle)]
-pub unsafe extern "ptx-kernel" fn barrier_shared_block() {
+#[scoped_atomics::kernel]
+pub fn barrier_shared_block() {
     use scoped_atomics::kernel::{block_dim, sync_threads, thread_idx};
     let place = scoped_atomics::block_shared!(BARRIER: [Barrier<Block>; 1]).cast::<Barrier<Block>>();
     if thread_idx().x == 0 {
@@ -144,8 +144,8 @@ pub unsafe extern "ptx-kernel" fn barrier_shared_block() {
 }
 
 /// The same with the barrier whose type says it is in shared memory (issue 24, item 5).
-#[unsafe(no_mangle)]
-pub unsafe extern "ptx-kernel" fn shared_barrier_block() {
+#[scoped_atomics::kernel]
+pub fn shared_barrier_block() {
     use scoped_atomics::kernel::{block_dim, sync_threads, thread_idx};
     let place = scoped_atomics::block_shared!(SHARED: [SharedBarrier; 1]).cast::<SharedBarrier>();
     if thread_idx().x == 0 {
@@ -192,7 +192,8 @@ fn rust_source() -> String {
             let ty = op.ours.replace("{S}", scope);
             let _ = write!(
                 src,
-                "#[unsafe(no_mangle)]\npub unsafe extern \"ptx-kernel\" fn {}_{suffix}(b: *const {ty}, n: u32) {{\n    \
+                "/// # Safety\n/// `b` points to a live primitive.\n\
+                 #[scoped_atomics::kernel]\npub unsafe fn {}_{suffix}(b: *const {ty}, n: u32) {{\n    \
                  // SAFETY: the launcher passes a live primitive.\n    let b = unsafe {{ &*b }};\n    \
                  let _ = n;\n    {};\n}}\n",
                 op.name, op.ours_body

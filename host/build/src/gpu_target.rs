@@ -186,17 +186,40 @@ impl GpuTarget {
         self.ptx_isa
     }
 
-    /// The `-C` flags of the target. The PTX ISA feature is passed even where it is the
-    /// architecture's oldest, so that `cfg(target_feature = "ptx83")` and the like — which the
-    /// library's gates read — agree with the `.version` LLVM writes (rustc does not derive
-    /// them from the architecture).
+    /// The `-C` flags of the target: `-C target-cpu`, and `-C target-feature=+ptxNN` only for
+    /// a PTX ISA version newer than the one LLVM emits for the architecture anyway (rustc warns
+    /// "unstable feature specified for `-Ctarget-feature`" about every `+ptxNN`, in each crate of
+    /// the build). The library's gates read the version the build emits from its build script
+    /// (`cfg(ptx_isa_at_least = "…")`, derived from the CPU and any `+ptxNN`), not from
+    /// `cfg(target_feature = "ptxNN")`, which rustc sets only for a version named with `+ptxNN`.
+    ///
+    /// ```
+    /// use scoped_atomics_build::GpuTarget;
+    /// assert_eq!(GpuTarget::new("sm_86", None)?.rustflags(), ["-Ctarget-cpu=sm_86"]);
+    /// assert_eq!(GpuTarget::new("sm_86", Some((7, 1)))?.rustflags(), ["-Ctarget-cpu=sm_86"]);
+    /// assert_eq!(
+    ///     GpuTarget::new("sm_86", Some((8, 3)))?.rustflags(),
+    ///     ["-Ctarget-cpu=sm_86", "-Ctarget-feature=+ptx83"]
+    /// );
+    /// # Ok::<(), scoped_atomics_build::Error>(())
+    /// ```
     pub fn rustflags(&self) -> Vec<String> {
         let mut flags = vec![format!("-Ctarget-cpu={}", self.cpu)];
         let isa = self.ptx_isa.min(NEWEST_CFG_ISA);
-        if isa >= (7, 0) {
+        if isa > self.emitted_without_feature() {
             flags.push(format!("-Ctarget-feature=+ptx{}{}", isa.0, isa.1));
         }
         flags
+    }
+
+    /// The PTX ISA version LLVM emits for the architecture without a `+ptxNN` feature: the
+    /// architecture's oldest, and never below 7.0, the floor of rustc's nvptx64 target.
+    fn emitted_without_feature(&self) -> (u8, u8) {
+        let oldest = ARCHS
+            .iter()
+            .find(|(arch, _)| *arch == self.cpu)
+            .map_or((7, 0), |&(_, isa)| isa);
+        oldest.max((7, 0))
     }
 
     /// Whether `ptxas` 12.9 (not 13.x, which dropped them) assembles it: sm_70 and sm_72.
@@ -238,11 +261,32 @@ mod tests {
             assert_eq!(t.ptx_isa(), min, "{arch}");
             assert_eq!(t.name(), arch);
             assert!(t.rustflags()[0].ends_with(t.cpu()), "{arch}");
-            if min <= (8, 7) {
+            if min < (8, 7) {
                 let t = GpuTarget::new(arch, Some((8, 7))).unwrap();
                 assert_eq!(t.rustflags()[1], "-Ctarget-feature=+ptx87", "{arch}");
             }
         }
+    }
+
+    /// Issue 32, item 5: rustc warns "unstable feature specified for `-Ctarget-feature`: `ptx71`"
+    /// about every `+ptxNN`, in every crate of the build; the builder passed one for every
+    /// architecture from sm_80 on, the oldest version included (sm_86: `+ptx71`).
+    #[test]
+    fn no_ptx_feature_where_the_architecture_emits_that_version_anyway() {
+        for (arch, _) in ARCHS {
+            let flags = GpuTarget::new(arch, None).unwrap().rustflags();
+            let expected = (arch == "sm_90_ptx86").then_some("-Ctarget-feature=+ptx86");
+            assert_eq!(
+                flags.get(1).map(String::as_str),
+                expected,
+                "{arch}: {flags:?}"
+            );
+        }
+        // Asked for explicitly at the architecture's own version: still none.
+        let t = GpuTarget::new("sm_89", Some((7, 8))).unwrap();
+        assert_eq!(t.rustflags(), ["-Ctarget-cpu=sm_89"]);
+        let t = GpuTarget::new("sm_70", Some((7, 0))).unwrap();
+        assert_eq!(t.rustflags(), ["-Ctarget-cpu=sm_70"]);
     }
 
     #[test]
@@ -286,13 +330,10 @@ mod tests {
     }
 
     #[test]
-    fn isas_newer_than_rustc_knows_pass_the_newest_it_knows_for_cfg() {
+    fn isas_newer_than_rustc_knows_are_left_to_the_cpu() {
         let t = GpuTarget::new("sm_110", None).unwrap();
         assert_eq!(t.ptx_isa(), (9, 0));
-        assert_eq!(
-            t.rustflags(),
-            ["-Ctarget-cpu=sm_110", "-Ctarget-feature=+ptx87"]
-        );
+        assert_eq!(t.rustflags(), ["-Ctarget-cpu=sm_110"]);
         assert!(GpuTarget::new("sm_72", None).unwrap().needs_ptxas_12());
         assert!(!GpuTarget::new("sm_75", None).unwrap().needs_ptxas_12());
     }

@@ -12,12 +12,13 @@
 //! #![cfg_attr(target_arch = "nvptx64", feature(abi_ptx))]
 //! ```
 //!
-//! — `abi_ptx` for its `extern "ptx-kernel"` entry points (add `asm_experimental_arch` only if the
-//! crate writes `asm!` itself). Nothing else: no `panic_handler` (panics abort in place), no
-//! `.cargo/config.toml`, no `build.rs`, no toolchain file. The kernel bodies are ordinary
-//! functions over `scoped_atomics::kernel` (so the host crate can run them on the executor's
-//! threads); the entry points are `#[unsafe(no_mangle)] pub unsafe extern "ptx-kernel" fn`
-//! under `#[cfg(target_arch = "nvptx64")]`. Depend on `scoped-atomics` with
+//! — `abi_ptx` for its `extern "ptx-kernel"` entry points; add `asm_experimental_arch` if the
+//! crate uses `scoped_atomics::block_shared!` (its array is declared with `global_asm!`, expanded
+//! in the kernel crate) or writes `asm!` itself. Nothing else: no `panic_handler` (panics abort
+//! in place), no `.cargo/config.toml`, no `build.rs`, no toolchain file. The kernel bodies are
+//! ordinary functions over `scoped_atomics::kernel` (so the host crate can run them on the
+//! executor's threads); `#[scoped_atomics::kernel]` on each writes its `extern "ptx-kernel"`
+//! entry point for `nvptx64`. Depend on `scoped-atomics` with
 //! `default-features = false` so that the crate stays `no_std` on the device; the host side gets
 //! `std` through `scoped-atomics-host`.
 //!
@@ -26,8 +27,8 @@
 //! `cargo +<pinned nightly> rustc --lib -Zbuild-std=core --target nvptx64-nvidia-cuda` on the
 //! crate, with `target.nvptx64-nvidia-cuda.rustflags` (so that they reach every dependency,
 //! `scoped-atomics` included, and join those of the crate's own `.cargo/config.toml`):
-//! `-C target-cpu=<sm>` and `-C target-feature=+ptx<NN>` ([`PtxBuilder::arch`],
-//! [`PtxBuilder::ptx_isa`]), `-Cpanic=immediate-abort`, `-Zcross-crate-inline-threshold=always`
+//! `-C target-cpu=<sm>` ([`PtxBuilder::arch`]) and, for a PTX ISA version newer than the
+//! architecture's own, `-C target-feature=+ptx<NN>` ([`PtxBuilder::ptx_isa`]), `-Cpanic=immediate-abort`, `-Zcross-crate-inline-threshold=always`
 //! (an rlib's PTX holds only its own code, so everything it calls must be inlined into it), one
 //! codegen unit (with [`runtime_unroll(false)`](PtxBuilder::runtime_unroll),
 //! `-Cllvm-args=-unroll-runtime=false` too; with
@@ -99,6 +100,7 @@ pub struct PtxBuilder {
     runtime_unroll: bool,
     loop_strength_reduction: bool,
     out_dir: Option<PathBuf>,
+    verbose: bool,
 }
 
 impl PtxBuilder {
@@ -128,6 +130,7 @@ impl PtxBuilder {
             runtime_unroll: true,
             loop_strength_reduction: true,
             out_dir: None,
+            verbose: false,
         }
     }
 
@@ -298,6 +301,21 @@ impl PtxBuilder {
         self
     }
 
+    /// Whether a failed build's [`Error::Cargo`] shows the cargo command and its whole output
+    /// (rustc's notes, cargo's progress) after rustc's errors. Off by default: a refusal of the
+    /// library (an operation the target lacks) is then a few lines — what needs what, the target
+    /// the crate was compiled for, and the builder call that fixes it. `cargo host ptx --crate
+    /// PATH --verbose` is the same on the command line.
+    ///
+    /// ```
+    /// let b = scoped_atomics_build::PtxBuilder::new("kernels").verbose(true);
+    /// # let _ = b;
+    /// ```
+    pub fn verbose(mut self, verbose: bool) -> Self {
+        self.verbose = verbose;
+        self
+    }
+
     /// The kernel crate's manifest, or [`Error::NotAKernelCrate`] where the path has none: the
     /// check [`build`](Self::build) makes first, for a tool that wants to refuse a wrong path
     /// before it announces a build.
@@ -406,11 +424,13 @@ impl PtxBuilder {
             let output = cmd.output().map_err(|e| Error::Cargo {
                 command: shown.clone(),
                 stderr: e.to_string(),
+                verbose: self.verbose,
             })?;
             if !output.status.success() {
                 return Err(Error::Cargo {
                     command: shown,
                     stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+                    verbose: self.verbose,
                 });
             }
             if out.is_file() {

@@ -46,7 +46,7 @@ fn cluster_scope_is_a_compile_error_before_sm_90_and_compiles_on_sm_90() {
         "the cluster scope compiled for sm_80:\n{stderr}"
     );
     assert!(
-        stderr.contains("the Cluster scope (PTX `.cluster`) needs sm_90"),
+        stderr.contains("the Cluster scope, PTX `.cluster`; cluster indices, cluster_sync, map_shared_rank) need sm_90"),
         "the sm_80 build failed without the cluster message:\n{stderr}"
     );
 

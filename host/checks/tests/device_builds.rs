@@ -83,7 +83,7 @@ fn sm_90_only_after_the_double_dash_is_explained() {
         "built without sm_90 in the dependencies:\n{stderr}"
     );
     assert!(
-        stderr.contains("the Cluster scope (PTX `.cluster`) needs sm_90"),
+        stderr.contains("the Cluster scope, PTX `.cluster`; cluster indices, cluster_sync, map_shared_rank) need sm_90"),
         "no cluster message:\n{stderr}"
     );
     assert!(

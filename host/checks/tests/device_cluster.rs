@@ -102,7 +102,8 @@ fn cluster_functions_are_a_compile_error_before_sm_90_and_cost_nothing_unused() 
     );
     assert!(
         stderr.contains(
-            "thread-block clusters (cluster indices, cluster_sync, map_shared_rank) need sm_90"
+            "thread-block clusters (the Cluster scope, PTX `.cluster`; cluster indices, \
+             cluster_sync, map_shared_rank) need sm_90"
         ),
         "the sm_80 build failed without the cluster message:\n{stderr}"
     );

@@ -105,7 +105,8 @@ pub unsafe extern "ptx-kernel" fn sum(out: *mut u32) {
     let stderr = scratch::compile_error(&tc, &dir, target, "a warp reduction");
     assert!(
         stderr.contains("the warp reductions (`reduce_*_sync`: PTX `redux.sync`) need sm_80")
-            && stderr.contains(".arch(\"sm_80\")"),
-        "no message saying how to build for sm_80:\n{stderr}"
+            && stderr.contains("compiled for sm_70 with PTX ISA 7.0")
+            && stderr.contains("PtxBuilder::arch(\"sm_80\")"),
+        "no message naming the target and how to build for sm_80:\n{stderr}"
     );
 }

@@ -10,41 +10,11 @@
 //! seen when it issued the copy, unordered with its own accesses between the issue and the wait
 //! (a read of the destination there reads the old bytes, and races with the copy).
 
-use super::decode::{Addr, Scope, Space, Src};
+use super::decode::{CpAsyncInst, Scope, Space};
 use super::exec::{Event, Thread, World};
 use super::memory;
 use super::race::SyncOp;
-
-/// One copy in flight: addresses (shared destination, global source), bytes copied, bytes read
-/// from the source (the rest are zero), the instruction, and its group (`None` until
-/// `cp.async.commit_group`).
-#[derive(Clone, Debug)]
-pub struct PendingCopy {
-    dst: u64,
-    src: u64,
-    size: u64,
-    src_size: u64,
-    pc: u32,
-    group: Option<u32>,
-    /// The thread's race-detection clock when it issued the copy (empty without detection).
-    issued: crate::race::ThreadClock,
-}
-
-/// The copies a thread has in flight and how many groups it has committed.
-#[derive(Clone, Debug, Default)]
-pub struct AsyncCopies {
-    pending: Vec<PendingCopy>,
-    committed: u32,
-}
-
-/// A decoded `cp.async.{ca,cg}.shared{::cta}.global [dst], [src], cp-size{, src-size}`.
-#[derive(Clone, Debug)]
-pub struct CpAsyncInst {
-    pub dst: Addr,
-    pub src: Addr,
-    pub size: u8,
-    pub src_size: Option<Src>,
-}
+use crate::copy_queue::PendingCopy;
 
 impl World<'_> {
     pub(super) fn cp_async(&mut self, th: &mut Thread, t: u32, pc: u32, c: &CpAsyncInst) -> Event {

@@ -1,14 +1,12 @@
 //! Thread-block clusters: the launch's cluster shape, the `.shared::cluster` addresses of other
-//! CTAs' shared memory (`mapa`), the cluster barrier (`barrier.cluster.arrive`/`.wait`), and the
-//! `.reqnctapercluster` directive of a kernel.
+//! CTAs' shared memory (`mapa`) and the cluster barrier (`barrier.cluster.arrive`/`.wait`).
 //!
 //! A `.shared::cluster` address of the CTA of rank `r` is [`REMOTE`] `| r << 24 | offset` in the
 //! shared state space (so `SHARED_WINDOW` plus that as a generic address); an address without
 //! the tag is the executing CTA's own shared memory, which is a `.shared::cluster` address too,
 //! as in PTX.
 
-use crate::exec::Thread;
-use crate::memory::SHARED_WINDOW;
+use crate::address::SHARED_WINDOW;
 
 /// The tag of a shared-space address into some CTA of the cluster (by rank).
 pub const REMOTE: u64 = 1 << 31;
@@ -124,50 +122,16 @@ pub fn mapa(shape: &Shape, generic: bool, addr: u64, rank: u32) -> Result<u64, S
     })
 }
 
-/// The `.reqnctapercluster X, Y, Z` of an entry's header text (nvcc's `__cluster_dims__`).
-pub fn declared_shape(header: &str) -> Option<[u32; 3]> {
-    let rest = header.split(".reqnctapercluster").nth(1)?;
-    let mut dims = [1u32; 3];
-    let numbers = rest
-        .split(|c: char| c == ',' || c.is_whitespace())
-        .filter(|s| !s.is_empty())
-        .map_while(|s| s.parse::<u32>().ok());
-    for (d, n) in dims.iter_mut().zip(numbers) {
-        *d = n;
-    }
-    Some(dims)
-}
-
-/// The cluster barrier of one cluster.
-#[derive(Default, Clone)]
-pub struct Barrier {
-    /// Completed phases.
-    pub phase: u64,
-    /// Arrivals in the current phase, by threads that have not exited.
-    pub arrived: u32,
-    /// Threads of the cluster that have exited (no phase waits for them).
-    pub exited: u32,
-    /// The join of the releasing arrivals of the current phase (race detection).
-    pub clock: crate::race::Clock,
-    /// The clock of the last completed phase, acquired by its waiters.
-    pub done: crate::race::Clock,
-    /// Threads waiting for the current phase, with the instruction each waits at.
-    pub waiting: Vec<(u32, u32)>,
-}
-
-/// Per thread: the phase it arrived in and has not waited for yet.
-pub type Arrivals = Vec<Option<u64>>;
-
-/// The `%cluster_*` special registers of a thread.
-pub fn special(shape: &Shape, th: &Thread, which: ClusterRegister, dim: u8) -> u64 {
+/// The `%cluster_*` special registers of a thread of the CTA at `ctaid`.
+pub fn special(shape: &Shape, ctaid: [u32; 3], which: ClusterRegister, dim: u8) -> u64 {
     let d = usize::from(dim.min(2));
     let c = shape.cluster;
     u64::from(match which {
-        ClusterRegister::ClusterId => th.ctaid[d] / c[d],
+        ClusterRegister::ClusterId => ctaid[d] / c[d],
         ClusterRegister::NClusterId => shape.grid[d] / c[d],
-        ClusterRegister::CtaId => shape.within(th.ctaid)[d],
+        ClusterRegister::CtaId => shape.within(ctaid)[d],
         ClusterRegister::NCtaId => c[d],
-        ClusterRegister::CtaRank => shape.rank(th.ctaid),
+        ClusterRegister::CtaRank => shape.rank(ctaid),
         ClusterRegister::NCtaRank => shape.size(),
     })
 }
@@ -221,10 +185,5 @@ mod tests {
         );
         assert!(mapa(&s, false, 8, 2).unwrap_err().contains("ranks 0..2"));
         assert!(mapa(&s, true, 0x1000, 0).is_err());
-        assert_eq!(
-            declared_shape(".entry k() .explicitcluster .reqnctapercluster 2, 1, 1"),
-            Some([2, 1, 1])
-        );
-        assert_eq!(declared_shape(".entry k()"), None);
     }
 }

@@ -8,9 +8,9 @@ mod collective;
 mod instruction;
 mod operands;
 
-use super::SimError;
 pub use super::isa::*;
 use super::parse::{Func, Stmt, VarSpace};
+use crate::error::SimError;
 use instruction::decode_one;
 use operands::FnDecoder;
 use std::collections::HashMap;

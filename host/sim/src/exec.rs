@@ -52,7 +52,7 @@ pub struct Thread {
     /// `CC.CF`: the carry (for `sub.cc`/`subc`, the borrow) of the last `.cc` instruction.
     pub carry: bool,
     /// Its `cp.async` copies in flight.
-    pub copies: crate::async_copy::AsyncCopies,
+    pub copies: crate::copy_queue::AsyncCopies,
 }
 
 /// What stopped a thread's run.
@@ -153,22 +153,22 @@ impl World<'_> {
             Special::Ctaid(d) => dim(th.ctaid, d),
             Special::Nctaid(d) => dim(self.grid, d),
             Special::ClusterId(d) => {
-                cluster::special(&self.mem.shape, th, ClusterRegister::ClusterId, d)
+                cluster::special(&self.mem.shape, th.ctaid, ClusterRegister::ClusterId, d)
             }
             Special::NClusterId(d) => {
-                cluster::special(&self.mem.shape, th, ClusterRegister::NClusterId, d)
+                cluster::special(&self.mem.shape, th.ctaid, ClusterRegister::NClusterId, d)
             }
             Special::ClusterCtaId(d) => {
-                cluster::special(&self.mem.shape, th, ClusterRegister::CtaId, d)
+                cluster::special(&self.mem.shape, th.ctaid, ClusterRegister::CtaId, d)
             }
             Special::ClusterNCtaId(d) => {
-                cluster::special(&self.mem.shape, th, ClusterRegister::NCtaId, d)
+                cluster::special(&self.mem.shape, th.ctaid, ClusterRegister::NCtaId, d)
             }
             Special::ClusterCtaRank => {
-                cluster::special(&self.mem.shape, th, ClusterRegister::CtaRank, 0)
+                cluster::special(&self.mem.shape, th.ctaid, ClusterRegister::CtaRank, 0)
             }
             Special::ClusterNCtaRank => {
-                cluster::special(&self.mem.shape, th, ClusterRegister::NCtaRank, 0)
+                cluster::special(&self.mem.shape, th.ctaid, ClusterRegister::NCtaRank, 0)
             }
             Special::EnvReg(n) => u64::from(self.envregs[n as usize]),
             Special::LaneId => u64::from(th.lin % 32),

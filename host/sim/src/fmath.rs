@@ -5,7 +5,7 @@
 //! direction. The approximations (`.approx`: `rsqrt`, `ex2`, `lg2`, `sin`, `cos`, `tanh`) are
 //! computed in `f64` and rounded: a value within every error bound the ISA gives.
 
-use super::decode::{BinOp, FloatOp, Kind, Round, TestClass, Ty, UnOp};
+use super::isa::{BinOp, FloatOp, Kind, Round, TestClass, Ty, UnOp};
 use super::values::{binary, half_from_f64, half_to_f32, unary};
 
 /// A scalar floating-point format.

@@ -345,7 +345,7 @@ pub enum Op {
     /// No effect here (`fence.proxy.alias`: generic accesses need no proxy fence).
     Nop,
     /// `cp.async.{ca,cg}.shared.global`: a copy issued, completed at the thread's wait.
-    CpAsync(Box<crate::async_copy::CpAsyncInst>),
+    CpAsync(Box<CpAsyncInst>),
     /// `cp.async.commit_group`.
     CpAsyncCommit,
     /// `cp.async.wait_group n` (`Some(n)`) or `cp.async.wait_all` (`None`).

@@ -1,8 +1,8 @@
-//! The types of a launch: its arguments, its configuration, its outcome, and the errors that
-//! refuse a module or a launch.
+//! The types of a launch: its arguments, its configuration and its outcome.
 
-use super::{Finding, Mode};
-use std::fmt;
+use crate::error::SimError;
+use crate::report::Finding;
+use crate::sched::Mode;
 
 /// A small PTX module for the examples: kernel `count(u32* sum)` adds each thread's global
 /// index into `sum[0]` with a device-scope `red`.
@@ -28,37 +28,6 @@ pub const EXAMPLE_PTX: &str = "\
 \tret;
 }
 ";
-
-/// Why a module or a launch was refused.
-///
-/// ```
-/// use ptx_sim::{SimError, Simulator};
-/// let e = Simulator::new("hello").err().unwrap();
-/// assert!(matches!(e, SimError::BadInput(_)));
-/// ```
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum SimError {
-    /// Unreadable PTX, an unknown kernel, wrong arguments.
-    BadInput(String),
-    /// An instruction the simulator does not execute (named, with its PTX line).
-    Unsupported(String),
-}
-
-impl SimError {
-    pub(crate) fn parse(line: u32, what: impl fmt::Display) -> SimError {
-        SimError::BadInput(format!("PTX line {line}: {what}"))
-    }
-}
-
-impl fmt::Display for SimError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            SimError::BadInput(s) | SimError::Unsupported(s) => f.write_str(s),
-        }
-    }
-}
-
-impl std::error::Error for SimError {}
 
 /// Why a module for `target` cannot launch thread-block clusters, if it cannot: clusters need
 /// sm_90 or newer (PTX's `%cluster_*` registers, `barrier.cluster`, `mapa`). A target this

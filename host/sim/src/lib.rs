@@ -70,12 +70,41 @@
 //! assert_eq!(u32::from_le_bytes(out.buffers[0][..4].try_into().unwrap()), (0..32u32).sum::<u32>());
 //! ```
 
+// The crate's layers, lowest first. A module imports only modules of lower layers, or modules of
+// its own layer listed left of it: nothing imports upward (tests/layers.rs computes the import
+// graph of src/ from every `crate::`/`super::` path and checks it against these lines).
+// - error: the error type every layer refuses bad input with;
+// - text: the PTX text (`parse` reads `.loc`/`.file` through `source_lines`);
+// - isa: the ISA's types decoding produces (`Space`, `Scope`, `Ty`, the operators, the operand
+//   forms), the library-check table, the generic address layout;
+// - decode: parsed text to those types, ptxas's module checks, findings (`report`: plain data,
+//   built by execution and the scheduler, so below both);
+// - state: what execution works on: value arithmetic, cluster geometry, memory, the race
+//   detector (exec calls it at every access, so it sits below exec: a call down, no events
+//   passed back up) and the `cp.async` copies in flight;
+// - exec: one thread's step; instructions: its instruction families (`impl World` blocks);
+// - sched: the scheduler; api: the launch types and the crate root; cli: the command.
+//
+// layer error: error
+// layer text: source_lines parse
+// layer isa: library_checks isa address
+// layer decode: decode validate report
+// layer state: values fmath printf cluster memory race copy_queue
+// layer exec: exec
+// layer instructions: arith vector wide mbarrier async_copy calls
+// layer sched: sched
+// layer api: launch lib
+// layer cli: cli
+
+mod address;
 mod arith;
 mod async_copy;
 mod calls;
 pub mod cli;
 mod cluster;
+mod copy_queue;
 pub mod decode;
+mod error;
 mod exec;
 mod fmath;
 mod isa;
@@ -96,12 +125,13 @@ mod wide;
 
 pub use decode::Program;
 use decode::{Callee, Op, Symbol};
+pub use error::SimError;
 use exec::World;
-pub use launch::{Arg, EXAMPLE_PTX, Launch, Outcome, Pointer, SimError, Slot, VolatileMode};
+pub use launch::{Arg, EXAMPLE_PTX, Launch, Outcome, Pointer, Slot, VolatileMode};
 use parse::VarSpace;
 pub use report::{Finding, FindingKind};
 pub use sched::residency::resident_ctas;
-pub use sched::{HostCtx, HostStatus, HostThread, Mode};
+pub use sched::{HostCtx, HostStatus, HostThread, HostWord, Mode};
 use std::collections::HashMap;
 
 /// The byte shared memory holds before a kernel writes it.
@@ -609,6 +639,7 @@ impl Kernel {
             entry_pc: info.entry,
             grid,
             block,
+            shared_fill: SHARED_FILL,
         };
         let n = (ctas * cta_threads) as u32;
         let mem_shape = mem.shape;

@@ -1,9 +1,12 @@
 //! PTX text → module: variables, functions, and each function's statements with their PTX line
 //! (and the source line of the last `.loc`). No semantics here: [`super::decode`] gives meaning.
 
-use super::SimError;
-use super::source_lines::{INLINED_AT, LocState, attribute_inlined_code, file_directive};
+mod directives;
+
+use super::source_lines::{INLINED_AT, LocState, file_directive};
 pub use super::source_lines::{InlinedAt, SrcPos};
+use crate::error::SimError;
+use directives::{attribute_inlined_code, declared_shape};
 use std::collections::HashMap;
 
 /// A state space of a variable.
@@ -506,7 +509,7 @@ pub fn parse(text: &str) -> Result<Module, SimError> {
                     m.target = t.trim().to_string();
                 } else if s.contains(".entry") || s.contains(".func") {
                     let mut f = parse_header(s, line)?;
-                    if let Some(shape) = crate::cluster::declared_shape(s) {
+                    if let Some(shape) = declared_shape(s) {
                         m.clusters.push((f.name.clone(), shape));
                     }
                     if matches!(ps.get(i + 1), Some(Piece::Open)) {

@@ -33,7 +33,7 @@ mod sync;
 pub use clock::{Clock, ThreadClock};
 pub use sync::SyncOp;
 
-use super::decode::Scope;
+use super::isa::Scope;
 use std::collections::HashMap;
 use std::rc::Rc;
 

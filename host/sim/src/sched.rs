@@ -3,17 +3,17 @@
 //! shared mapped memory, and hang detection in bounded steps.
 
 use super::exec::{Event, State, World};
-use super::memory::{self, Loc};
-use super::race::{RaceHit, SyncOp};
+use super::race::RaceHit;
 use super::report::{Finding, FindingKind, inst_name, thread_name};
 use barrier::CtaBarriers;
-use core::sync::atomic::Ordering;
 
 mod barrier;
 mod cluster;
 mod collective;
+mod host;
 pub(crate) mod residency;
 
+pub use host::{HostCtx, HostStatus, HostThread, HostWord};
 use residency::{Live, ThreadStart, Threads};
 
 /// How threads are interleaved.
@@ -32,189 +32,6 @@ pub enum Mode {
     /// Warp by warp, lane by lane, one memory operation each: the lanes of a warp advance
     /// together, as in SIMT lockstep.
     WarpLockstep,
-}
-
-/// What a host thread's step says.
-///
-/// ```
-/// use ptx_sim::{HostStatus, HostThread};
-/// let _waiter = HostThread::new(|_ctx| HostStatus::Parked); // sleeps for a wake-up
-/// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum HostStatus {
-    /// Call the step again.
-    Continue,
-    /// The host thread is finished.
-    Done,
-    /// The host thread sleeps until a notification; none can come from the device (its
-    /// `notify` cannot reach the host), so a parked host thread that is still parked when
-    /// everything else has stopped is reported as a hang.
-    Parked,
-}
-
-/// A host thread of a simulation: a closure called once per scheduling step; each call does a
-/// few memory operations through its [`HostCtx`] (on buffers, "mapped" memory) and says
-/// whether it is done. A waiting loop is written as a step that loads and returns `Continue`.
-pub struct HostThread {
-    step: Box<dyn FnMut(&mut HostCtx) -> HostStatus + Send>,
-}
-
-impl HostThread {
-    /// A host thread running `step` until it returns [`HostStatus::Done`].
-    ///
-    /// ```
-    /// use ptx_sim::{HostStatus, HostThread};
-    /// let mut left = 3;
-    /// let _t = HostThread::new(move |_ctx| {
-    ///     left -= 1;
-    ///     if left == 0 { HostStatus::Done } else { HostStatus::Continue }
-    /// });
-    /// ```
-    pub fn new(step: impl FnMut(&mut HostCtx) -> HostStatus + Send + 'static) -> HostThread {
-        HostThread {
-            step: Box::new(step),
-        }
-    }
-}
-
-/// A host thread's view of the simulation: the buffers' addresses and system-scope atomic or
-/// plain accesses to them, each checked like a device access (bounds, races).
-///
-/// ```
-/// use ptx_sim::{Arg, EXAMPLE_PTX, HostStatus, HostThread, Launch, Simulator};
-/// use std::sync::atomic::Ordering;
-/// let kernel = Simulator::new(EXAMPLE_PTX).unwrap().kernel("count").unwrap();
-/// let mut l = Launch::new([1; 3], [8, 1, 1], vec![Arg::Ptr(0, 0)]);
-/// l.buffers = vec![vec![0; 8]];
-/// // The host waits (polling) until the device's sum reaches 28, then writes word 1.
-/// let host = HostThread::new(|ctx| {
-///     if ctx.load_u32(ctx.buffer(0), Ordering::Acquire) != 28 {
-///         return HostStatus::Continue;
-///     }
-///     ctx.store_u32(ctx.buffer(0) + 4, 1, Ordering::Relaxed);
-///     HostStatus::Done
-/// });
-/// let out = kernel.launch(&l, vec![host]).unwrap();
-/// assert_eq!(out.buffers[0][4..], 1u32.to_le_bytes());
-/// // The kernel's reductions have gpu scope, which does not include a host thread: the host's
-/// // system-scope load is not morally strong with them, a scope race.
-/// assert!(out.findings[0].text.starts_with("race: ") && out.findings[0].text.contains("host thread 0"));
-/// ```
-pub struct HostCtx<'a, 'p> {
-    world: &'a mut World<'p>,
-    t: u32,
-    buffers: &'a [u64],
-    recent: &'a mut Vec<(u64, u64)>,
-    stop: Option<Event>,
-}
-
-fn strength(order: Ordering) -> (bool, bool) {
-    (
-        matches!(
-            order,
-            Ordering::Acquire | Ordering::AcqRel | Ordering::SeqCst
-        ),
-        matches!(
-            order,
-            Ordering::Release | Ordering::AcqRel | Ordering::SeqCst
-        ),
-    )
-}
-
-impl HostCtx<'_, '_> {
-    /// The device address of buffer `i` (in the order of the launch's buffers).
-    pub fn buffer(&self, i: usize) -> u64 {
-        self.buffers[i]
-    }
-
-    fn op(&mut self, addr: u64, size: u64, write: Option<u64>, strong: Option<Ordering>) -> u64 {
-        if self.stop.is_some() {
-            return 0;
-        }
-        let scope = super::decode::Scope::Sys;
-        let is_write = write.is_some();
-        let loc = match self.world.access(
-            (u32::MAX, 0),
-            self.t,
-            super::decode::Space::Generic,
-            addr,
-            size,
-            is_write,
-            strong.is_some(),
-            scope,
-            u32::MAX,
-        ) {
-            Ok(l) => l,
-            Err(e) => {
-                self.stop = Some(e);
-                return 0;
-            }
-        };
-        let Loc::Global(r, o) = loc else {
-            self.stop = Some(Event::Fault(format!(
-                "host access at {addr:#x}, which is not global memory"
-            )));
-            return 0;
-        };
-        let data = &mut self.world.mem.regions[r as usize].data;
-        let old = memory::read(data, o as usize, size);
-        if let Some(v) = write {
-            memory::write(data, o as usize, size, v);
-        }
-        if let (Some(order), Some(race)) = (strong, &mut self.world.race) {
-            let key = World::sync_key(u32::MAX, loc);
-            let (acq, rel) = strength(order);
-            let op = SyncOp {
-                size: size as u8,
-                strong: true,
-                scope,
-            };
-            if is_write {
-                race.write_sync(key, self.t, op, rel, false);
-            } else {
-                race.read_sync(key, self.t, op, acq);
-            }
-        }
-        match write {
-            Some(v) if v != old => self.world.progress = true,
-            Some(_) => {}
-            None => {
-                if !self.recent.contains(&(addr, old)) {
-                    self.recent.push((addr, old));
-                    if self.recent.len() > 4 {
-                        self.recent.remove(0);
-                    }
-                    self.world.progress = true;
-                }
-            }
-        }
-        old
-    }
-
-    /// An atomic 32-bit load at system scope.
-    pub fn load_u32(&mut self, addr: u64, order: Ordering) -> u32 {
-        self.op(addr, 4, None, Some(order)) as u32
-    }
-    /// An atomic 32-bit store at system scope.
-    pub fn store_u32(&mut self, addr: u64, v: u32, order: Ordering) {
-        self.op(addr, 4, Some(u64::from(v)), Some(order));
-    }
-    /// An atomic 64-bit load at system scope.
-    pub fn load_u64(&mut self, addr: u64, order: Ordering) -> u64 {
-        self.op(addr, 8, None, Some(order))
-    }
-    /// An atomic 64-bit store at system scope.
-    pub fn store_u64(&mut self, addr: u64, v: u64, order: Ordering) {
-        self.op(addr, 8, Some(v), Some(order));
-    }
-    /// A plain (non-atomic) 32-bit read.
-    pub fn read_u32(&mut self, addr: u64) -> u32 {
-        self.op(addr, 4, None, None) as u32
-    }
-    /// A plain (non-atomic) 32-bit write.
-    pub fn write_u32(&mut self, addr: u64, v: u32) {
-        self.op(addr, 4, Some(u64::from(v)), None);
-    }
 }
 
 /// Runs threads (and host threads) to completion or to the first stopping finding.
@@ -249,8 +66,8 @@ pub struct Scheduler<'w, 'p> {
     /// Lanes waiting at `activemask`, per (CTA, warp), with the instruction.
     active_waits: std::collections::HashMap<(u32, u32), Vec<(u32, u32)>>,
     /// The cluster barrier of each cluster, and each thread's pending arrival.
-    cluster_bars: Vec<super::cluster::Barrier>,
-    cluster_arrivals: super::cluster::Arrivals,
+    cluster_bars: Vec<cluster::Barrier>,
+    cluster_arrivals: cluster::Arrivals,
     /// Lanes held at `barrier.cluster.arrive` for the other lanes of their warp, per (CTA, warp).
     cluster_holds: std::collections::HashMap<(u32, u32), Vec<cluster::HeldArrival>>,
     seen_races: std::collections::HashSet<(u32, u32)>,
@@ -335,7 +152,7 @@ impl<'w, 'p> Scheduler<'w, 'p> {
         }
         ctas.sort_unstable();
         for c in ctas {
-            self.world.mem.shared[c as usize] = vec![crate::SHARED_FILL; self.shared_bytes];
+            self.world.mem.shared[c as usize] = vec![self.start.shared_fill; self.shared_bytes];
             for l in 0..self.cta_threads {
                 let t = c * self.cta_threads + l;
                 self.threads.put(t, self.start.thread(c, l));
@@ -510,15 +327,9 @@ impl<'w, 'p> Scheduler<'w, 'p> {
             self.world.progress = false;
             if t >= n_dev {
                 let h = (t - n_dev) as usize;
-                let mut ctx = HostCtx {
-                    world: self.world,
-                    t,
-                    buffers: &self.buffers,
-                    recent: &mut host_recent[h],
-                    stop: None,
-                };
-                let status = (self.hosts[h].step)(&mut ctx);
-                let stop = ctx.stop.take();
+                let mut ctx = HostCtx::new(self.world, t, &self.buffers, &mut host_recent[h]);
+                let status = self.hosts[h].step(&mut ctx);
+                let stop = ctx.take_stop();
                 if let Some((hit, addr)) = self.world.race_hit.take() {
                     self.race(t, hit, addr);
                 }

@@ -3,7 +3,6 @@
 //! line directives name only the innermost inlined line, often inside a library), so that a
 //! finding can name the kernel author's `file:line`.
 
-use super::parse::Stmt;
 use std::collections::{HashMap, HashSet};
 
 /// A source position of a `.loc` directive: the `.file` number and the line (0 for none).
@@ -142,51 +141,6 @@ impl InlinedAt {
                 line: line.parse().ok()?,
             },
         })
-    }
-}
-
-/// Gives each instruction of `body` inside a marked inlined range the innermost such call site
-/// as its author's line, unless a `.loc` in the user's crate inside that range already gave one.
-pub(crate) fn attribute_inlined_code(body: &mut [Stmt], sites: &[InlinedAt]) {
-    if sites.is_empty() {
-        return;
-    }
-    let labels: HashMap<&str, usize> = body
-        .iter()
-        .enumerate()
-        .filter_map(|(i, s)| match s {
-            Stmt::Label(l) => Some((l.as_str(), i)),
-            _ => None,
-        })
-        .collect();
-    let ranges: Vec<(usize, usize, SrcPos)> = sites
-        .iter()
-        .filter_map(|s| {
-            Some((
-                *labels.get(s.begin.as_str())?,
-                *labels.get(s.end.as_str())?,
-                s.at,
-            ))
-        })
-        .collect();
-    if ranges.is_empty() {
-        return;
-    }
-    for (i, stmt) in body.iter_mut().enumerate() {
-        let Stmt::Instr(inst) = stmt else { continue };
-        // The innermost range holding the instruction is the shortest.
-        if let Some(&(begin, _, at)) = ranges
-            .iter()
-            .filter(|(b, e, _)| *b <= i && i < *e)
-            .min_by_key(|(b, e, _)| e - b)
-        {
-            // A line of the user's crate read inside the range (see `LocState`), in the
-            // function's own file or a module file it calls into, is already more inner.
-            let user_line_inside = inst.src.line != 0 && inst.caller_from > begin;
-            if !user_line_inside {
-                inst.caller = at;
-            }
-        }
     }
 }
 

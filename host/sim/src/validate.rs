@@ -3,8 +3,8 @@
 //! kernel's static `.shared` data within 48 KiB. Each refusal names the symbol and its PTX line.
 //! (Registers, operands, symbols and labels are checked where [`super::decode`] reads them.)
 
-use super::SimError;
 use super::parse::{Module, Stmt, Var, VarSpace};
+use crate::error::SimError;
 use std::collections::HashMap;
 
 /// The static shared memory a kernel may use without opting in to more (ptxas: "uses too much

@@ -5,7 +5,7 @@
 //! nearest even: `f32`'s 24 bits are at least twice a half's significand plus two, so the double
 //! rounding of `+ - * /` is exact.
 
-use super::decode::{BinOp, Cmp, Kind, Rmw, Ty, UnOp};
+use super::isa::{BinOp, Cmp, Kind, Rmw, Ty, UnOp};
 
 #[inline]
 pub fn sext(v: u64, bytes: u8) -> i64 {

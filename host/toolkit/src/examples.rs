@@ -1,6 +1,8 @@
 //! The example kernels of `gpu-kernels` run on host threads by the executor, each checked against
 //! the exact result computed directly. Used by the `demo` command and the `kernels` test.
 
+pub mod mapped_ring;
+
 use crate::executor::launch;
 use gpu_kernels::kernels::{self, BINS, RING_SLOTS, Ring};
 use scoped_atomics::kernel::Dim3;

@@ -41,6 +41,9 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 
+// `Launch::run_loom` in documentation builds without `--cfg loom`.
+#[cfg(all(doc, not(loom)))]
+mod loom_doc;
 mod places;
 mod watchdog;
 #[cfg(loom)]
@@ -552,7 +555,8 @@ pub fn launch_cooperative<K: Fn() + Sync>(
 /// ```text
 /// scoped_atomics_host::executor::loom_builder().check(|| { /* launch_loom(…) */ });
 /// ```
-#[cfg(loom)]
+#[cfg(any(loom, doc))]
+#[cfg_attr(docsrs, doc(cfg(loom)))]
 pub fn loom_builder() -> loom::model::Builder {
     let mut builder = loom::model::Builder::new();
     if std::env::var_os("LOOM_MAX_PREEMPTIONS").is_none() {
@@ -565,7 +569,8 @@ pub fn loom_builder() -> loom::model::Builder {
 /// thread is a host thread, each kernel thread a loom thread at its position (device 0, its
 /// block), so scope misuse is reported by the loom mirror. At most [`MAX_LOOM_THREADS`] threads.
 /// `Launch::new(grid, block).run_loom(kernel)`.
-#[cfg(loom)]
+#[cfg(any(loom, doc))]
+#[cfg_attr(docsrs, doc(cfg(loom)))]
 pub fn launch_loom<K: Fn() + Send + Sync + 'static>(
     grid: Dim3,
     block: Dim3,
@@ -575,6 +580,7 @@ pub fn launch_loom<K: Fn() + Send + Sync + 'static>(
 }
 
 #[cfg(loom)]
+#[cfg_attr(docsrs, doc(cfg(loom)))]
 impl Launch {
     /// Runs the launch under loom (build with `--cfg loom`, call inside `loom::model`): the
     /// model's thread is a host thread, each kernel thread a loom thread at its position (device

@@ -301,16 +301,34 @@ pub fn run_probes(ptx: &str, cases: &[ProbeCase]) -> Result<Option<Vec<[u8; 16]>
 }
 
 /// The host↔device ring on a GPU: the ring lives in mapped host memory
-/// (`cuMemHostAlloc(CU_MEMHOSTALLOC_DEVICEMAP)`), a one-thread launch of `ring_producer` pushes
-/// `count` values `first, first + 1, …` from the device while this thread pops them, both sides
+/// ([`MappedSlice::on_gpu`](crate::mapped::MappedSlice::on_gpu): `cuMemHostAlloc` with
+/// `CU_MEMHOSTALLOC_DEVICEMAP`), a one-thread launch of `ring_producer` pushes `count` values
+/// `first, first + 1, …` from the device while this thread pops them with the same host code as
+/// on host threads and in the simulator
+/// ([`mapped_ring::Consumer::step`](crate::examples::mapped_ring::Consumer::step)), both sides
 /// through the ring's system-scope atomics. With `count` larger than the ring's slots the two
 /// sides must really run concurrently. Gives up after `timeout` (a device that never publishes
 /// is a failure, not a hang). Without a driver: [`GpuRun::Skipped`] with [`NO_DRIVER`].
+///
+/// ```
+/// use scoped_atomics_host::gpu::{GpuRun, NO_DRIVER, driver_present, run_ring};
+/// let run = run_ring("not ptx", 1, 20, std::time::Duration::from_secs(5));
+/// if !driver_present() {
+///     assert_eq!(run, GpuRun::Skipped(NO_DRIVER.to_string()));
+/// }
+/// ```
 pub fn run_ring(ptx: &str, first: u32, count: u32, timeout: std::time::Duration) -> GpuRun {
     if !driver_present() {
         return GpuRun::Skipped(NO_DRIVER.to_string());
     }
-    match launch_ring(ptx, first, count, timeout) {
+    #[cfg(loom)]
+    let launched: Result<Result<(), String>, String> = {
+        let _ = (ptx, first, count, timeout);
+        Err("a --cfg loom build does not share memory with a GPU".into())
+    };
+    #[cfg(not(loom))]
+    let launched = launch_ring(ptx, first, count, timeout);
+    match launched {
         Ok(result) => GpuRun::Ran(vec![("ring (mapped host memory)".to_string(), result)]),
         Err(e) => GpuRun::Skipped(format!(
             "CUDA driver present but unusable ({e}), skipping GPU run"
@@ -318,106 +336,51 @@ pub fn run_ring(ptx: &str, first: u32, count: u32, timeout: std::time::Duration)
     }
 }
 
-/// Mapped host memory for one `T`, freed on drop.
-struct Mapped<T> {
-    host: *mut T,
-    device: cudarc::driver::sys::CUdeviceptr,
-}
-
-impl<T> Mapped<T> {
-    fn new(value: T) -> Result<Self, cudarc::driver::DriverError> {
-        use cudarc::driver::{result, sys};
-        // SAFETY: a page-locked allocation of `size_of::<T>()` bytes, mapped into the device's
-        // address space; initialised with `value` before anything reads it.
-        unsafe {
-            let host = result::malloc_host(
-                size_of::<T>(),
-                sys::CU_MEMHOSTALLOC_DEVICEMAP | sys::CU_MEMHOSTALLOC_PORTABLE,
-            )?
-            .cast::<T>();
-            host.write(value);
-            let mut device = 0;
-            let mapped = sys::cuMemHostGetDevicePointer_v2(&mut device, host.cast(), 0).result();
-            if let Err(e) = mapped {
-                let _ = result::free_host(host.cast());
-                return Err(e);
-            }
-            Ok(Mapped { host, device })
-        }
-    }
-}
-
-impl<T> Drop for Mapped<T> {
-    fn drop(&mut self) {
-        // SAFETY: allocated by `malloc_host` in `new`; every launch that used it has finished
-        // (the callers synchronise their stream before dropping).
-        unsafe {
-            self.host.drop_in_place();
-            let _ = cudarc::driver::result::free_host(self.host.cast());
-        }
-    }
-}
-
+#[cfg(not(loom))]
 fn launch_ring(
     ptx: &str,
     first: u32,
     count: u32,
     timeout: std::time::Duration,
 ) -> Result<Result<(), String>, String> {
-    use gpu_kernels::kernels::{RING_SLOTS, Ring};
-    use scoped_atomics::Ordering;
+    use crate::examples::mapped_ring::{Consumer, WORDS};
     let e = |e: cudarc::driver::DriverError| e.to_string();
     let ctx = CudaContext::new(0).map_err(e)?;
     let module = ctx.load_module(Ptx::from_src(ptx)).map_err(e)?;
     let producer = module.load_function("ring_producer").map_err(e)?;
     let stream = ctx.new_stream().map_err(e)?;
-    let ring = Mapped::new(Ring::new()).map_err(e)?;
+    let ring = crate::mapped::MappedSlice::on_gpu(&ctx, &[0u32; WORDS]).map_err(e)?;
+    let device_ring = ring.kernel_ptr() as u64;
     let mut launch = stream.launch_builder(&producer);
-    launch.arg(&ring.device).arg(&first).arg(&count);
+    launch.arg(&device_ring).arg(&first).arg(&count);
     let config = LaunchConfig {
         grid_dim: (1, 1, 1),
         block_dim: (1, 1, 1),
         shared_mem_bytes: 0,
     };
     // SAFETY: `ring_producer(ring: *mut Ring, first: u32, count: u32)`: the device address of a
-    // live ring in mapped memory; the host is its only consumer.
+    // live ring in mapped memory with `Ring`'s layout (its words); the host is its only
+    // consumer, and the ring outlives the kernel (synchronised below, or leaked).
     unsafe { launch.launch(config) }.map_err(e)?;
-    let deadline = std::time::Instant::now() + timeout;
-    let mut got = Vec::with_capacity(count as usize);
-    // SAFETY (the loop): the ring is live until `ring` drops after the synchronisation below;
-    // this thread is its only consumer, with the protocol of `Ring::pop`.
-    let (head, tail) = unsafe { (&(*ring.host).head, &(*ring.host).tail) };
-    while got.len() < count as usize && std::time::Instant::now() < deadline {
-        let t = tail.load(Ordering::Relaxed);
-        if head.load(Ordering::Acquire) == t {
-            std::thread::yield_now();
-            continue;
-        }
-        // SAFETY: slot `t` was published by the device's release of `head`.
-        let value = unsafe {
-            (&raw const (*ring.host).slots)
-                .cast::<u32>()
-                .add(t as usize % RING_SLOTS)
-                .read_volatile()
-        };
-        got.push(value);
-        tail.store(t.wrapping_add(1), Ordering::Release);
-    }
-    if got.len() < count as usize {
+    let mut consumer = Consumer::new(count);
+    if let Err(timed_out) = crate::mapped::poll(timeout, || consumer.step(&mut &ring)) {
         // The producer may still be running (blocked on a full ring): the memory it writes must
         // outlive it, so it is leaked rather than freed under the kernel.
         std::mem::forget(ring);
         return Ok(Err(format!(
-            "timed out after {timeout:?}: popped {} of {count} values",
-            got.len()
+            "{timed_out}: popped {} of {count} values",
+            consumer.received.len()
         )));
     }
     stream.synchronize().map_err(e)?;
     let expected: Vec<u32> = (0..count).map(|k| first.wrapping_add(k)).collect();
-    Ok(if got == expected {
+    Ok(if consumer.received == expected {
         Ok(())
     } else {
-        Err(format!("popped {got:?}, expected {expected:?}"))
+        Err(format!(
+            "popped {:?}, expected {expected:?}",
+            consumer.received
+        ))
     })
 }
 

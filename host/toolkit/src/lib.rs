@@ -7,9 +7,12 @@
 //!   `-Zbuild-std=core` and every flag the PTX needs, and checks it with ptxas.
 //! * [`executor`]: runs kernel bodies on host threads ([`launch`](executor::launch), any grid
 //!   size, in waves of resident blocks; [`launch_cooperative`](executor::launch_cooperative)) and
-//!   under loom (`launch_loom`, with `--cfg loom`), so the same source is tested without a GPU.
+//!   under loom ([`launch_loom`](executor::launch_loom), with `--cfg loom`), so the same source is tested without a GPU.
 //! * [`gpu`]: loads PTX and launches it through `cudarc` with dynamic loading (re-exported as
 //!   [`gpu::cudarc`]); without a driver, a clean skip ([`gpu::NO_DRIVER`]).
+//! * [`mapped`]: [`MappedSlice`](mapped::MappedSlice), memory the host and a running kernel
+//!   share (host memory, the simulator's buffer, `cuMemHostAlloc`'d memory on a GPU), and
+//!   [`MappedAccess`](mapped::MappedAccess), host code written once for the three.
 //! * [`sim`] and [`litmus`]: the PTX simulator (`ptx-sim`) and the PTX memory-model checker
 //!   (`ptx-litmus`), re-exported; `sim::corpus` runs this project's example kernels in the
 //!   simulator (the demo's simulator step).
@@ -36,11 +39,15 @@
 //! The guide (crate documentation of `scoped-atomics`, module `guide`) walks through writing,
 //! building, testing and launching a kernel.
 
+// docs.rs marks the loom entry points "Available on loom only".
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
 pub mod abi;
 pub mod conformance;
 pub mod examples;
 pub mod executor;
 pub mod gpu;
+pub mod mapped;
 pub mod ptx;
 pub mod scaffold;
 pub mod sim;

@@ -102,7 +102,8 @@ struct PtxArgs {
     /// Configurations built at a time.
     #[arg(long, value_name = "N", default_value_t = 2, value_parser = clap::value_parser!(u64).range(1..))]
     jobs: u64,
-    /// The per-operation and CAS-loop tables (the per-kernel memory-model instructions with --crate).
+    /// The per-operation and CAS-loop tables (with --crate: the per-kernel memory-model
+    /// instructions, and for a failed build the cargo command and its whole output).
     #[arg(long)]
     verbose: bool,
     /// Build this kernel crate with PtxBuilder instead of the probe kernels.
@@ -357,7 +358,8 @@ fn ptx_crate(path: &str, targets: &[GpuTarget], options: &CrateOptions) -> ExitC
             .release(release)
             .runtime_unroll(runtime_unroll)
             .loop_strength_reduction(loop_strength_reduction)
-            .verify_with_ptxas(true);
+            .verify_with_ptxas(true)
+            .verbose(verbose);
         if let Some(dir) = out {
             builder = builder.out_dir(dir);
         }

@@ -44,7 +44,7 @@ macro_rules! system_message {
             "scoped-atomics: a 128-bit atomic at the System scope (`.b128` with `.sys`) needs PTX \
              ISA 8.4 or newer, and this crate was compiled for ",
             compiled_for!(),
-            ". With scoped-atomics-build: `PtxBuilder::new(..).ptx_isa(8, 4)`; with cargo: \
+            ". With scoped-atomics-build: `PtxBuilder::ptx_isa(8, 4)`; with cargo: \
              `-C target-feature=+ptx84` in RUSTFLAGS",
             where_128!()
         )
@@ -57,16 +57,7 @@ pub(super) struct ScopeAvailable<S>(PhantomData<S>);
 impl<S: Scope> ScopeAvailable<S> {
     pub(super) const CHECK: () = assert!(
         !matches!(S::KIND, ScopeKind::Cluster) || HAS_CLUSTER_SCOPE,
-        concat!(
-            "scoped-atomics: the Cluster scope (PTX `.cluster`) needs sm_90 or newer with PTX ISA \
-             7.8, and this crate was compiled for ",
-            compiled_for!(),
-            ". With scoped-atomics-build: `PtxBuilder::new(..).arch(\"sm_90\")` (or sm_100, \
-             sm_120, …); with cargo: `-C target-cpu=sm_90` must reach every crate of the build, \
-             dependencies included: pass it in RUSTFLAGS (or in `[target.nvptx64-nvidia-cuda] \
-             rustflags` of .cargo/config.toml), not only after `--` of `cargo rustc`, which applies \
-             to the last crate alone"
-        )
+        clusters_need_sm_90!()
     );
 }
 
@@ -87,7 +78,7 @@ impl<S: Scope> Wide128Available<S> {
                 "scoped-atomics: 128-bit atomic load/store (PTX `ld`/`st` `.b128`) needs PTX ISA \
                  8.3 or newer (sm_70 or newer), and this crate was compiled for ",
                 compiled_for!(),
-                ". With scoped-atomics-build: `PtxBuilder::new(..).ptx_isa(8, 4)` (or `(8, 3)` \
+                ". With scoped-atomics-build: `PtxBuilder::ptx_isa(8, 4)` (or `(8, 3)` \
                  without the System scope); with cargo: `-C target-feature=+ptx84` in RUSTFLAGS, so \
                  that it reaches every crate of the build",
                 where_128!()
@@ -104,7 +95,7 @@ impl<S: Scope> Wide128Available<S> {
                  `fetch_*`: PTX `atom.cas.b128`/`atom.exch.b128`) need sm_90 or newer with PTX ISA \
                  8.3, and this crate was compiled for ",
                 compiled_for!(),
-                ". With scoped-atomics-build: `PtxBuilder::new(..).arch(\"sm_90\").ptx_isa(8, 4)`; \
+                ". With scoped-atomics-build: `PtxBuilder::arch(\"sm_90\").ptx_isa(8, 4)`; \
                  with cargo: `-C target-cpu=sm_90 -C target-feature=+ptx84` in RUSTFLAGS, so that it \
                  reaches every crate of the build",
                 where_128!()

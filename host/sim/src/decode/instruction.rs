@@ -599,7 +599,7 @@ fn async_copy(d: &mut FnDecoder, i: &RawInstr, rest: &[&str]) -> Result<Op, SimE
                 }
                 _ => None,
             };
-            Op::CpAsync(Box::new(crate::async_copy::CpAsyncInst {
+            Op::CpAsync(Box::new(CpAsyncInst {
                 dst: d.addr(i, &o[0])?,
                 src: d.addr(i, &o[1])?,
                 size,

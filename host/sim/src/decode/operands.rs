@@ -145,7 +145,7 @@ impl FnDecoder<'_> {
             Some(Symbol::Global(a)) | Some(Symbol::Shared(a)) => Ok(Src::Imm(*a)),
             Some(Symbol::Func(f)) => {
                 self.reached.push(*f);
-                Ok(Src::Imm(crate::memory::func_addr(*f)))
+                Ok(Src::Imm(crate::address::func_addr(*f)))
             }
             None if identifier(s) => Err(invalid(
                 i,

@@ -1,7 +1,7 @@
 //! The operand forms of the instructions outside the interpreter's hot path (boxed in
 //! [`super::Op`] so that the hot forms stay small): floating point with rounding modifiers, the
 //! bit and wide integer operations, `cvt` with rounding, `setp` with two destinations, vector
-//! accesses, the warp collectives and `bar.red`.
+//! accesses, the warp collectives, `bar.red` and `cp.async`.
 
 use super::{Addr, BinOp, Cmp, Scope, Sem, Space, Src, Ty};
 
@@ -230,4 +230,13 @@ pub struct ParamVecInst {
     pub slot: u32,
     /// Sources (stores) or destination registers (loads; `None` for `_`).
     pub regs: Vec<Option<Src>>,
+}
+
+/// A decoded `cp.async.{ca,cg}.shared{::cta}.global [dst], [src], cp-size{, src-size}`.
+#[derive(Clone, Debug)]
+pub struct CpAsyncInst {
+    pub dst: Addr,
+    pub src: Addr,
+    pub size: u8,
+    pub src_size: Option<Src>,
 }

@@ -8,7 +8,7 @@
 //! race of the schedule goes unreported. Nothing is evicted for space.
 
 use super::{Access, Place, RaceHit, Shadow, ThreadClock, includes};
-use crate::decode::Scope;
+use crate::isa::Scope;
 
 /// One thread's latest access of a kind: its clock at the access and the instruction.
 #[derive(Clone, Copy, Debug)]

@@ -22,7 +22,7 @@
 //!   from it (8.9.4 rule 1 only adds synchronisation: leaving it out can only report more).
 
 use super::{Clock, Place, Race, ThreadClock, includes};
-use crate::decode::Scope;
+use crate::isa::Scope;
 use std::collections::HashMap;
 use std::rc::Rc;
 

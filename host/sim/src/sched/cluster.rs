@@ -13,7 +13,28 @@
 
 use super::super::exec::State;
 use super::Scheduler;
+use crate::race::Clock;
 use crate::report::FindingKind;
+
+/// The cluster barrier of one cluster.
+#[derive(Default, Clone)]
+pub(super) struct Barrier {
+    /// Completed phases.
+    pub phase: u64,
+    /// Arrivals in the current phase, by threads that have not exited.
+    pub arrived: u32,
+    /// Threads of the cluster that have exited (no phase waits for them).
+    pub exited: u32,
+    /// The join of the releasing arrivals of the current phase (race detection).
+    pub clock: Clock,
+    /// The clock of the last completed phase, acquired by its waiters.
+    pub done: Clock,
+    /// Threads waiting for the current phase, with the instruction each waits at.
+    pub waiting: Vec<(u32, u32)>,
+}
+
+/// Per thread: the phase it arrived in and has not waited for yet.
+pub(super) type Arrivals = Vec<Option<u64>>;
 
 /// The state a lane held at `barrier.cluster.arrive` for its warp's other lanes is in.
 pub(super) const HELD_AT_ARRIVE: u32 = u32::MAX - 2;

@@ -10,7 +10,7 @@
 //! larger than any shipped so far (see [`DEFAULT_SMS`]): a kernel that needs more CTAs
 //! co-resident than that (a CTA spinning on a flag that a CTA not yet started would set) hangs
 //! on every GPU, and the hang finding says that CTAs were waiting for residency.
-//! [`Launch::resident_ctas`](crate::Launch::resident_ctas) sets another limit; a cooperative
+//! `Launch::resident_ctas` sets another limit; a cooperative
 //! launch larger than the limit is refused, as `cudaLaunchCooperativeKernel` refuses it.
 
 use crate::exec::{Frame, State, Thread};
@@ -49,6 +49,8 @@ pub(crate) struct ThreadStart {
     pub entry_pc: u32,
     pub grid: [u32; 3],
     pub block: [u32; 3],
+    /// The byte a CTA's shared memory holds before the kernel writes it.
+    pub shared_fill: u8,
 }
 
 impl ThreadStart {
@@ -287,7 +289,7 @@ impl Live {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use super::Live;
 
     /// The list against a plain vector, through pushes and removals by position and by id.
     #[test]

@@ -2,11 +2,10 @@
 //! checked for its exact result and for findings: used by the `demo` command (one line per
 //! kernel) and the `sim_kernels` test.
 
-use super::{Arg, FindingKind, HostStatus, HostThread, Launch, Mode, Outcome, Simulator};
+use super::{Arg, FindingKind, HostThread, Launch, Mode, Outcome, Simulator};
 use crate::examples::{histogram_expected, histogram_input};
 use gpu_kernels::kernels::{BINS, RING_SLOTS};
 use scoped_atomics::{Barrier, Block, CountingSemaphore, Device, Latch};
-use std::sync::{Arc, Mutex};
 
 /// The bytes of a host-built object, to be placed in a simulated buffer.
 ///
@@ -148,47 +147,13 @@ fn grid_barrier(sim: &Simulator, seed: u64) -> Result<String, String> {
     Ok(summary(&out, "sums exact"))
 }
 
-/// The ring's consumer as a host thread: pops `count` values (acquire `head`, plain read of the
-/// slot, release `tail`), one step per attempt.
-fn ring_consumer(count: u32, got: Arc<Mutex<Vec<u32>>>) -> HostThread {
-    let mut tail = 0u32;
-    HostThread::new(move |ctx| {
-        let ring = ctx.buffer(0);
-        let head = ctx.load_u32(ring, std::sync::atomic::Ordering::Acquire);
-        if head == tail {
-            return HostStatus::Continue;
-        }
-        let slot = ring + 8 + 4 * u64::from(tail % RING_SLOTS as u32);
-        let v = ctx.read_u32(slot);
-        got.lock().unwrap().push(v);
-        tail = tail.wrapping_add(1);
-        ctx.store_u32(ring + 4, tail, std::sync::atomic::Ordering::Release);
-        if tail == count {
-            HostStatus::Done
-        } else {
-            HostStatus::Continue
-        }
-    })
-}
-
+/// The host↔device ring with the host's side written once for every runner
+/// ([`mapped_ring`](crate::examples::mapped_ring)): the device pushes, a host thread pops.
 fn ring(sim: &Simulator, seed: u64) -> Result<String, String> {
     let count = 10 * RING_SLOTS as u32 + 3;
-    let got = Arc::new(Mutex::new(Vec::new()));
-    let mut l = Launch::new(
-        [1, 1, 1],
-        [32, 1, 1],
-        vec![Arg::Ptr(0, 0), Arg::U32(100), Arg::U32(count)],
-    );
-    l.buffers = vec![vec![0; 8 + 4 * RING_SLOTS]];
-    l.seed = seed;
-    let out = run(
-        sim,
-        "ring_producer",
-        &l,
-        vec![ring_consumer(count, got.clone())],
-    )?;
+    let (out, got) = crate::examples::mapped_ring::in_simulator(sim, 100, count, seed)
+        .map_err(|e| e.to_string())?;
     clean(&out)?;
-    let got = got.lock().unwrap().clone();
     if got != (100..100 + count).collect::<Vec<_>>() {
         return Err(format!("the host received {got:?}"));
     }
