@@ -37,7 +37,7 @@ impl World<'_> {
             issued: self
                 .race
                 .as_mut()
-                .map_or_else(Vec::new, |race| race.issue_async(t)),
+                .map_or_else(Default::default, |race| race.issue_async(t)),
         });
         Event::Yield
     }

@@ -3,7 +3,7 @@
 //! ```text
 //! ptx-sim FILE.ptx --kernel NAME --grid X[,Y,Z] --block X[,Y,Z] [--arg KIND:VALUE]...
 //!     [--buffer T:…]... [--dynamic-shared BYTES] [--volatile relaxed-sys|plain]
-//!     [--warp-lockstep] [--seed N] [--schedules K] [--json]
+//!     [--warp-lockstep] [--seed N] [--schedules K] [--jobs N] [--resident-ctas N] [--json]
 //! ```
 //!
 //! Kernel parameters in order ([`ARG_HELP`] lists every form, with examples): scalars `u32:V`
@@ -24,7 +24,11 @@
 //! Exit status 0: every schedule ran to completion with no finding; 1: a finding (the first line
 //! of output is the finding, starting with `race:`, `divergence:`, `hang:` or `fault:`); 2: bad
 //! input (each message names what is wrong). The seed is printed so a run can be repeated;
-//! schedule `k` of a run uses seed `N + k`. What the kernel prints with `printf` follows the
+//! schedule `k` of a run uses seed `N + k`. `--jobs N` runs N schedules at a time on N cores
+//! (default: every core); the output is the same as one at a time, the first schedule in seed
+//! order with a finding reported. `--resident-ctas N` sets how many CTAs are resident at once
+//! ([`Launch::resident_ctas`](crate::Launch::resident_ctas); default
+//! [`resident_ctas`](crate::resident_ctas), a GPU larger than any shipped). What the kernel prints with `printf` follows the
 //! findings, a line per call starting with the thread.
 
 mod args;
@@ -41,7 +45,7 @@ use std::process::ExitCode;
 /// ```
 /// assert!(ptx_sim::cli::USAGE.contains("--schedules K"));
 /// ```
-pub const USAGE: &str = "usage: ptx-sim FILE.ptx --kernel NAME --grid X[,Y,Z] --block X[,Y,Z] [--cluster X[,Y,Z]] [--arg KIND:V | --arg buf:T:N[:INIT] | --arg buf:T:[V,…] | --arg buf:T:@FILE | --arg buf:struct:[FIELD,…] | --arg ptr:B:OFFSET | --arg fn:NAME | --arg struct:FIELD,… | --arg bytes:HEX]... [--buffer T:…]... [--dynamic-shared BYTES] [--volatile relaxed-sys|plain] [--warp-lockstep] [--seed N] [--schedules K] [--json]";
+pub const USAGE: &str = "usage: ptx-sim FILE.ptx --kernel NAME --grid X[,Y,Z] --block X[,Y,Z] [--cluster X[,Y,Z]] [--arg KIND:V | --arg buf:T:N[:INIT] | --arg buf:T:[V,…] | --arg buf:T:@FILE | --arg buf:struct:[FIELD,…] | --arg ptr:B:OFFSET | --arg fn:NAME | --arg struct:FIELD,… | --arg bytes:HEX]... [--buffer T:…]... [--dynamic-shared BYTES] [--volatile relaxed-sys|plain] [--warp-lockstep] [--seed N] [--schedules K] [--jobs N] [--resident-ctas N] [--json]";
 
 /// The `--help` text of `--arg`: every form, with examples.
 ///
@@ -147,6 +151,14 @@ pub struct Options {
     /// How many schedules to run (it stops at the first with a finding).
     #[arg(long, value_name = "K", default_value_t = 3, value_parser = schedules)]
     pub schedules: u64,
+    /// Schedules run at a time, each on its own core (default: the machine's cores); the
+    /// output is the same as with `--jobs 1`.
+    #[arg(long, value_name = "N", value_parser = jobs)]
+    pub jobs: Option<usize>,
+    /// CTAs resident at once (default: a GPU larger than any shipped, 160 SMs of 2048 threads
+    /// and 32 CTAs each); the next CTA starts when a resident one finishes.
+    #[arg(long, value_name = "N", value_parser = resident)]
+    pub resident_ctas: Option<u32>,
     /// One JSON object on standard output instead of text.
     #[arg(long)]
     pub json: bool,
@@ -219,6 +231,20 @@ fn schedules(v: &str) -> Result<u64, String> {
     number(v)
         .filter(|&k| k > 0)
         .ok_or_else(|| format!("--schedules `{v}` is not a positive number"))
+}
+
+fn jobs(v: &str) -> Result<usize, String> {
+    number(v)
+        .filter(|&k| k > 0 && k <= 4096)
+        .map(|k| k as usize)
+        .ok_or_else(|| format!("--jobs `{v}` is not a number of parallel schedules from 1 to 4096"))
+}
+
+fn resident(v: &str) -> Result<u32, String> {
+    number(v)
+        .and_then(|k| u32::try_from(k).ok())
+        .filter(|&k| k > 0)
+        .ok_or_else(|| format!("--resident-ctas `{v}` is not a positive number of CTAs"))
 }
 
 fn dims(s: &str, what: &str) -> Result<[u32; 3], String> {
@@ -351,9 +377,7 @@ fn run(program: &str, o: &Options) -> ExitCode {
         let [x, y, z] = shape;
         return bad(format!("{}: `--cluster {x},{y},{z}`: {why}", o.file));
     }
-    let mut last: Option<Outcome> = None;
-    let mut instructions = 0u64;
-    for k in 0..o.schedules {
+    let launch_for = |k: u64| {
         let mut launch = Launch::new(o.grid, o.block, inputs.args.clone());
         launch.buffers = inputs.buffers.clone();
         launch.pointers = inputs.pointers.clone();
@@ -365,16 +389,43 @@ fn run(program: &str, o: &Options) -> ExitCode {
         launch.dynamic_shared = o.dynamic_shared;
         launch.cooperative = o.cooperative;
         launch.volatile = o.volatile.into();
-        let out = match kernel.launch(&launch, Vec::new()) {
-            Ok(out) => out,
-            Err(e) => return bad(e.to_string()),
-        };
-        instructions += out.instructions;
-        let stop = !out.findings.is_empty();
-        last = Some(out);
-        if stop {
-            break;
+        launch.resident_ctas = o.resident_ctas;
+        launch
+    };
+    let jobs = o
+        .jobs
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let pool = match rayon::ThreadPoolBuilder::new().num_threads(jobs).build() {
+        Ok(p) => p,
+        Err(e) => return bad(format!("cannot start {jobs} threads for --jobs: {e}")),
+    };
+    let mut last: Option<Outcome> = None;
+    let mut instructions = 0u64;
+    // `jobs` schedules at a time, read in seed order: the first with a finding ends the run, as
+    // it does one at a time (the later ones of its batch are dropped unread).
+    let mut k = 0;
+    'batches: while k < o.schedules {
+        let batch = (o.schedules - k).min(jobs as u64);
+        let outs: Vec<Result<Outcome, SimError>> = pool.install(|| {
+            use rayon::prelude::*;
+            (k..k + batch)
+                .into_par_iter()
+                .map(|k| kernel.launch(&launch_for(k), Vec::new()))
+                .collect()
+        });
+        for out in outs {
+            let out = match out {
+                Ok(out) => out,
+                Err(e) => return bad(e.to_string()),
+            };
+            instructions += out.instructions;
+            let stop = !out.findings.is_empty();
+            last = Some(out);
+            if stop {
+                break 'batches;
+            }
         }
+        k += batch;
     }
     let out = last.expect("at least one schedule");
     let found = !out.findings.is_empty();

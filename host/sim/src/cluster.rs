@@ -122,26 +122,6 @@ pub fn mapa(shape: &Shape, generic: bool, addr: u64, rank: u32) -> Result<u64, S
     })
 }
 
-/// The cluster barrier of one cluster.
-#[derive(Default, Clone)]
-pub struct Barrier {
-    /// Completed phases.
-    pub phase: u64,
-    /// Arrivals in the current phase, by threads that have not exited.
-    pub arrived: u32,
-    /// Threads of the cluster that have exited (no phase waits for them).
-    pub exited: u32,
-    /// The join of the releasing arrivals of the current phase (race detection).
-    pub clock: Vec<u32>,
-    /// The clock of the last completed phase, acquired by its waiters.
-    pub done: Vec<u32>,
-    /// Threads waiting for the current phase, with the instruction each waits at.
-    pub waiting: Vec<(u32, u32)>,
-}
-
-/// Per thread: the phase it arrived in and has not waited for yet.
-pub type Arrivals = Vec<Option<u64>>;
-
 /// The `%cluster_*` special registers of a thread of the CTA at `ctaid`.
 pub fn special(shape: &Shape, ctaid: [u32; 3], which: ClusterRegister, dim: u8) -> u64 {
     let d = usize::from(dim.min(2));

@@ -13,7 +13,7 @@ pub struct PendingCopy {
     pub(crate) pc: u32,
     pub(crate) group: Option<u32>,
     /// The thread's race-detection clock when it issued the copy (empty without detection).
-    pub(crate) issued: Vec<u32>,
+    pub(crate) issued: crate::race::ThreadClock,
 }
 
 /// The copies a thread has in flight and how many groups it has committed.

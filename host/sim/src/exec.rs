@@ -6,7 +6,7 @@
 use super::cluster::{self, ClusterRegister};
 use super::decode::{Inst, Op, Program, Scope, Space, Special, Src};
 use super::memory::{self, LOCAL_WINDOW, Loc, Memory, SHARED_WINDOW};
-use super::race::{Access, Race, RaceHit, SyncOp};
+use super::race::{Access, Clock, Race, RaceHit, SyncOp};
 use super::values::{binary, bit_field_extract, compare, convert, rmw, sext, unary};
 
 /// A call frame.
@@ -100,7 +100,7 @@ pub struct World<'p> {
     pub progress: bool,
     /// Per live mbarrier (parallel to `mem.mbarriers`): clock of the current phase's arrivals
     /// and of the completed phases.
-    pub mb_clocks: Vec<(Vec<u32>, Vec<u32>)>,
+    pub mb_clocks: Vec<(Clock, Clock)>,
     /// A race completed by the last step, reported by the scheduler.
     pub race_hit: Option<(RaceHit, u64)>,
     /// Volatile accesses are plain ones (CUDA C++'s view) rather than relaxed at system scope.

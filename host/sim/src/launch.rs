@@ -181,8 +181,14 @@ pub struct Launch {
     pub volatile: VolatileMode,
     /// A cooperative launch (`cudaLaunchCooperativeKernel`): the driver's grid workspace is
     /// passed in `%envreg1:%envreg2`, so cooperative groups' `grid.sync()` works (without it,
-    /// as on a device, `grid.sync()` traps). Every block runs at once here either way.
+    /// as on a device, `grid.sync()` traps). A cooperative launch must fit the resident CTAs
+    /// ([`Launch::resident_ctas`]), as on a GPU.
     pub cooperative: bool,
+    /// CTAs resident at once, or `None`: [`resident_ctas`](crate::resident_ctas) of the
+    /// block's size, a GPU larger than any shipped. CTAs start in order of their index (whole
+    /// clusters at a time) and the next starts when a resident cluster has finished, so a
+    /// launch's memory follows its resident threads, not its grid.
+    pub resident_ctas: Option<u32>,
 }
 
 /// How the race detector treats volatile accesses (`ld.volatile`/`st.volatile`, what nvcc
@@ -248,6 +254,7 @@ impl Launch {
             hang_bound: 100_000,
             volatile: VolatileMode::RelaxedSys,
             cooperative: false,
+            resident_ctas: None,
         }
     }
 }

@@ -54,8 +54,9 @@
 //! arithmetic, rounding exactly), `values` (arithmetic), `vector` (vector and read-only
 //! accesses), `calls` and `printf` (calls, returns, `vprintf`), `memory` (state spaces,
 //! mbarrier objects), `sched` (scheduler, CTA barriers in `sched/barrier`, warp collectives in
-//! `sched/collective`, host threads, hangs), `race` (the detector; `race/shadow` the shadow
-//! memory, `race/sync` synchronisation), `report` (findings),
+//! `sched/collective`, host threads, hangs; `sched/residency` which CTAs are resident and the
+//! runnable threads), `race` (the detector; `race/clock` sparse vector clocks, `race/shadow` the
+//! shadow memory, `race/sync` synchronisation), `report` (findings),
 //! [`cli`] (the `ptx-sim` command, also `cargo host sim`).
 //!
 //! ```
@@ -125,10 +126,11 @@ mod wide;
 pub use decode::Program;
 use decode::{Callee, Op, Symbol};
 pub use error::SimError;
-use exec::{Frame, State, Thread, World};
+use exec::World;
 pub use launch::{Arg, EXAMPLE_PTX, Launch, Outcome, Pointer, Slot, VolatileMode};
 use parse::VarSpace;
 pub use report::{Finding, FindingKind};
+pub use sched::residency::resident_ctas;
 pub use sched::{HostCtx, HostStatus, HostThread, HostWord, Mode};
 use std::collections::HashMap;
 
@@ -579,7 +581,6 @@ impl Kernel {
         let shared = self.static_shared + u64::from(launch.dynamic_shared);
         // Shared memory starts uninitialised on a GPU: a recognisable non-zero pattern, so that
         // a kernel that forgets to initialise it does not pass by luck.
-        mem.shared = vec![vec![SHARED_FILL; shared as usize]; ctas as usize];
         let cluster_dims = launch.cluster.or(self.cluster).unwrap_or([1; 3]);
         if cluster_dims.contains(&0)
             || (0..3).any(|d| grid[d] % cluster_dims[d] != 0)
@@ -614,50 +615,44 @@ impl Kernel {
                 "{shared} bytes of shared memory per CTA: a cluster launch reaches at most 16 MiB"
             )));
         }
-        let mut threads = Vec::with_capacity((ctas * cta_threads) as usize);
-        for c in 0..ctas as u32 {
-            let ctaid = [c % grid[0], c / grid[0] % grid[1], c / (grid[0] * grid[1])];
-            for l in 0..cta_threads as u32 {
-                let tid = [
-                    l % block[0],
-                    l / block[0] % block[1],
-                    l / (block[0] * block[1]),
-                ];
-                threads.push(Thread {
-                    regs: vec![0; info.nregs as usize],
-                    params: params.clone(),
-                    local: vec![0; info.local_size as usize],
-                    frames: vec![Frame {
-                        func: self.entry,
-                        reg_base: 0,
-                        param_base: 0,
-                        local_base: 0,
-                        ret_pc: 0,
-                        ret_to: Vec::new(),
-                    }],
-                    pc: info.entry,
-                    state: State::Ready,
-                    cta: c,
-                    tid,
-                    ctaid,
-                    lin: l,
-                    base: 0,
-                    recent: [(u64::MAX, 0); 4],
-                    recent_at: 0,
-                    carry: false,
-                    copies: Default::default(),
-                });
-            }
+        let cluster_size = cluster_dims.iter().product::<u32>();
+        let resident = launch
+            .resident_ctas
+            .unwrap_or_else(|| sched::residency::resident_ctas(cta_threads as u32));
+        if resident < cluster_size {
+            return Err(SimError::BadInput(format!(
+                "{resident} resident CTAs (`Launch::resident_ctas`) cannot hold one cluster of {cluster_size} CTAs"
+            )));
         }
-        let n = threads.len();
+        let resident_clusters = resident / cluster_size;
+        if launch.cooperative && ctas > u64::from(resident_clusters * cluster_size) {
+            return Err(SimError::BadInput(format!(
+                "a cooperative launch of {ctas} CTAs, more than the {} that can be resident at once (cudaLaunchCooperativeKernel refuses it: cudaErrorCooperativeLaunchTooLarge)",
+                resident_clusters * cluster_size
+            )));
+        }
+        let start = sched::residency::ThreadStart {
+            nregs: info.nregs,
+            params,
+            local_size: info.local_size as u32,
+            entry_func: self.entry,
+            entry_pc: info.entry,
+            grid,
+            block,
+            shared_fill: SHARED_FILL,
+        };
+        let n = (ctas * cta_threads) as u32;
         let mem_shape = mem.shape;
         let race = launch.race_detection.then(|| {
-            let mut places: Vec<race::Place> = threads
-                .iter()
-                .map(|t| race::Place {
-                    cta: t.cta,
-                    cluster: mem_shape.cluster_of(t.ctaid),
-                    device: true,
+            let mut places: Vec<race::Place> = (0..n)
+                .map(|t| {
+                    let c = t / cta_threads as u32;
+                    let ctaid = [c % grid[0], c / grid[0] % grid[1], c / (grid[0] * grid[1])];
+                    race::Place {
+                        cta: c,
+                        cluster: mem_shape.cluster_of(ctaid),
+                        device: true,
+                    }
                 })
                 .collect();
             for h in 0..hosts.len() as u32 {
@@ -686,7 +681,9 @@ impl Kernel {
         };
         let mut s = sched::Scheduler::new(
             &mut world,
-            threads,
+            start,
+            shared as usize,
+            resident_clusters,
             hosts,
             launch.mode,
             launch.seed,
@@ -694,7 +691,6 @@ impl Kernel {
         );
         let completed = s.run(launch.hang_bound);
         let findings = std::mem::take(&mut s.findings);
-        let _ = n;
         Ok(Outcome {
             seed: launch.seed,
             completed: completed && findings.is_empty(),

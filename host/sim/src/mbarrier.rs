@@ -83,7 +83,7 @@ impl World<'_> {
             phase: 0,
             observed: true,
         });
-        self.mb_clocks.push((Vec::new(), Vec::new()));
+        self.mb_clocks.push(Default::default());
         self.progress = true;
         Event::Yield
     }
@@ -140,12 +140,7 @@ impl World<'_> {
             m.pending = m.expected;
             m.observed = false;
             let (cur, done) = &mut self.mb_clocks[i];
-            if done.len() < cur.len() {
-                done.resize(cur.len(), 0);
-            }
-            for (x, y) in done.iter_mut().zip(cur.iter()) {
-                *x = (*x).max(*y);
-            }
+            done.join(cur);
         }
         if let Some(d) = d {
             Self::set(th, *d, token);

@@ -1,4 +1,5 @@
-//! The scoped race detector: vector clocks per thread, and the synchronisation of PTX ISA 8.9.4
+//! The scoped race detector: vector clocks per thread (sparse, [`clock`]: memory follows what
+//! the threads have seen, not the grid's size), and the synchronisation of PTX ISA 8.9.4
 //! between morally strong operations only ([`sync`]): release and acquire patterns through
 //! per-location clocks that remember the scope of each pattern's first operation, fences per
 //! scope, `bar.sync` at CTA scope, cluster barriers and mbarrier phases
@@ -25,17 +26,20 @@
 //! `cp.async.mbarrier.arrive.noinc` releases the thread's accesses before it with its copies
 //! (PTX orders only the copies; telling them apart would need a clock of their own).
 
+mod clock;
 mod shadow;
 mod sync;
 
+pub use clock::{Clock, ThreadClock};
 pub use sync::SyncOp;
 
 use super::isa::Scope;
+use std::rc::Rc;
 
 /// The detector's maps, looked up at every simulated access, keyed by addresses and thread ids
 /// the simulator makes (not by input an attacker chooses): a fast hash with a fixed seed, in
 /// place of std's SipHash with a random one.
-type HashMap<K, V> = std::collections::HashMap<K, V, foldhash::fast::FixedState>;
+pub(super) type HashMap<K, V> = std::collections::HashMap<K, V, foldhash::fast::FixedState>;
 
 /// Where a thread runs, for scope inclusion: its CTA (device) or a host thread.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -102,14 +106,12 @@ pub struct Race {
     /// Kept when the program reads through `ld.global.nc`.
     read_only: Option<ReadOnly>,
     pub places: Vec<Place>,
-    vcs: Vec<Vec<u32>>,
-    /// Each thread's clocks at its latest release fence of each scope.
-    fence_released: Vec<sync::Released>,
-    /// Each thread's latest release operation on a location (thread, location key).
-    release_ops: HashMap<(u32, u64), sync::ReleaseOp>,
-    /// Releases seen by strong reads that did not acquire them, waiting for an acquire fence:
-    /// per thread, indexed by the smallest scope that fence needs.
-    pending: Vec<[Option<Vec<u32>>; 4]>,
+    vcs: Vec<ThreadClock>,
+    /// The empty clock every thread starts from (shared).
+    empty: Rc<Clock>,
+    /// Each thread's release state, made at its first release or pending acquire and freed
+    /// when it exits.
+    threads: Vec<Option<Box<sync::ThreadSync>>>,
     shadows: HashMap<u64, Vec<shadow::Granule>>,
     /// Synchronisation state of the locations of each 8-byte granule (by its key's address).
     syncs: HashMap<u64, Vec<sync::Location>>,
@@ -117,32 +119,22 @@ pub struct Race {
     wide_locations: bool,
     /// While an asynchronous operation's accesses are checked: the clock of its thread when it
     /// was issued (what orders accesses before it), in place of the thread's clock now.
-    async_issued: Option<Vec<u32>>,
-}
-
-fn join(into: &mut [u32], from: &[u32]) {
-    for (a, b) in into.iter_mut().zip(from) {
-        *a = (*a).max(*b);
-    }
+    async_issued: Option<ThreadClock>,
 }
 
 impl Race {
     pub fn new(places: Vec<Place>, read_only: bool) -> Race {
         let n = places.len();
-        let vcs = (0..n)
-            .map(|t| {
-                let mut v = vec![0; n];
-                v[t] = 1;
-                v
-            })
+        let empty = Rc::new(Clock::default());
+        let vcs = (0..n as u32)
+            .map(|t| ThreadClock::start(t, &empty))
             .collect();
         Race {
             read_only: read_only.then(ReadOnly::default),
             places,
             vcs,
-            fence_released: vec![sync::Released::default(); n],
-            release_ops: HashMap::default(),
-            pending: vec![Default::default(); n],
+            empty,
+            threads: (0..n).map(|_| None).collect(),
             shadows: HashMap::default(),
             syncs: HashMap::default(),
             wide_locations: false,
@@ -151,7 +143,20 @@ impl Race {
     }
 
     fn tick(&mut self, t: u32) {
-        self.vcs[t as usize][t as usize] += 1;
+        self.vcs[t as usize].tick();
+    }
+
+    /// CTA `cta` is no longer resident: its shared memory's records go (a new CTA's shared
+    /// memory is another area).
+    pub fn forget_shared(&mut self, cta: u32) {
+        self.shadows.remove(&((1 << 32) | u64::from(cta)));
+    }
+
+    /// Thread `t` exited: what only its own later operations could use is freed (its clock
+    /// entries live on in the clocks and shadow records that saw them).
+    pub fn exit(&mut self, t: u32) {
+        self.vcs[t as usize].release_storage(&self.empty);
+        self.threads[t as usize] = None;
     }
 
     /// Checks and records an access of the bytes `mask` of granule `granule` of `area` (a key
@@ -196,7 +201,7 @@ impl Race {
             a,
             self.places[a.tid as usize],
             &self.vcs[a.tid as usize],
-            self.async_issued.as_deref(),
+            self.async_issued.as_ref(),
         );
         read_only_hit.or(hit)
     }
@@ -245,7 +250,7 @@ impl Race {
     /// accesses before it (PTX ISA 8.9.1.1: it is ordered after the thread's prior instructions
     /// and nothing after), and moves `t`'s clock on, so its later accesses are not ordered
     /// before the operation's.
-    pub fn issue_async(&mut self, t: u32) -> Vec<u32> {
+    pub fn issue_async(&mut self, t: u32) -> ThreadClock {
         let issued = self.vcs[t as usize].clone();
         self.tick(t);
         issued
@@ -254,7 +259,7 @@ impl Race {
     /// The accesses until [`Race::end_async`] are an asynchronous operation's, issued at
     /// `issued` (from [`Race::issue_async`]): ordered after what that clock has seen, unordered
     /// with the thread's own accesses since.
-    pub fn begin_async(&mut self, issued: Vec<u32>) {
+    pub fn begin_async(&mut self, issued: ThreadClock) {
         self.async_issued = Some(issued);
     }
 
@@ -263,32 +268,28 @@ impl Race {
         self.async_issued = None;
     }
 
-    /// A barrier among `threads`: each one's clock becomes the join of all.
+    /// A barrier among `threads`: each one's clock becomes the join of all (one clock the
+    /// threads share, each with its own entry moved on).
     pub fn join_all(&mut self, threads: &[u32]) {
-        let n = self.places.len();
-        let mut all = vec![0; n];
+        let mut all = Clock::default();
         for &t in threads {
-            join(&mut all, &self.vcs[t as usize]);
+            all.join_thread(&self.vcs[t as usize]);
         }
+        let all = Rc::new(all);
         for &t in threads {
-            self.vcs[t as usize].copy_from_slice(&all);
+            self.vcs[t as usize].set_shared(&all);
             self.tick(t);
         }
     }
 
     /// `t` releases into `clock` (an mbarrier phase).
-    pub fn release_into(&mut self, t: u32, clock: &mut Vec<u32>) {
-        if clock.is_empty() {
-            clock.resize(self.places.len(), 0);
-        }
-        join(clock, &self.vcs[t as usize]);
+    pub fn release_into(&mut self, t: u32, clock: &mut Clock) {
+        clock.join_thread(&self.vcs[t as usize]);
         self.tick(t);
     }
 
     /// `t` acquires `clock` (a completed mbarrier phase).
-    pub fn absorb(&mut self, t: u32, clock: &[u32]) {
-        if !clock.is_empty() {
-            join(&mut self.vcs[t as usize], clock);
-        }
+    pub fn absorb(&mut self, t: u32, clock: &Clock) {
+        self.vcs[t as usize].join(clock);
     }
 }

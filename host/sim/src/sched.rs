@@ -2,7 +2,7 @@
 //! warp-lockstep order), CTA barriers with their divergence checks, host threads stepping on
 //! shared mapped memory, and hang detection in bounded steps.
 
-use super::exec::{Event, State, Thread, World};
+use super::exec::{Event, State, World};
 use super::race::RaceHit;
 use super::report::{Finding, FindingKind, inst_name, thread_name};
 use barrier::CtaBarriers;
@@ -11,8 +11,10 @@ mod barrier;
 mod cluster;
 mod collective;
 mod host;
+pub(crate) mod residency;
 
 pub use host::{HostCtx, HostStatus, HostThread, HostWord};
+use residency::{Live, ThreadStart, Threads};
 
 /// How threads are interleaved.
 ///
@@ -35,7 +37,7 @@ pub enum Mode {
 /// Runs threads (and host threads) to completion or to the first stopping finding.
 pub struct Scheduler<'w, 'p> {
     pub world: &'w mut World<'p>,
-    pub threads: Vec<Thread>,
+    pub(crate) threads: Threads,
     pub hosts: Vec<HostThread>,
     pub mode: Mode,
     pub rng: u64,
@@ -43,7 +45,18 @@ pub struct Scheduler<'w, 'p> {
     pub buffers: Vec<u64>,
     cta_threads: u32,
     bars: Vec<CtaBarriers>,
-    live: Vec<u32>,
+    live: Live,
+    /// How the threads of an admitted CTA start.
+    start: ThreadStart,
+    /// Bytes of shared memory of each CTA.
+    shared_bytes: usize,
+    /// The CTAs in the order clusters are admitted (each cluster's CTAs together).
+    admission: Vec<u32>,
+    /// Clusters admitted so far (the next one to admit is this one).
+    admitted: u32,
+    /// Clusters resident now, and at most at once.
+    resident: u32,
+    max_resident: u32,
     /// Host threads parked for a notification.
     parked: Vec<u32>,
     /// Threads of each CTA that have exited.
@@ -53,8 +66,8 @@ pub struct Scheduler<'w, 'p> {
     /// Lanes waiting at `activemask`, per (CTA, warp), with the instruction.
     active_waits: std::collections::HashMap<(u32, u32), Vec<(u32, u32)>>,
     /// The cluster barrier of each cluster, and each thread's pending arrival.
-    cluster_bars: Vec<super::cluster::Barrier>,
-    cluster_arrivals: super::cluster::Arrivals,
+    cluster_bars: Vec<cluster::Barrier>,
+    cluster_arrivals: cluster::Arrivals,
     /// Lanes held at `barrier.cluster.arrive` for the other lanes of their warp, per (CTA, warp).
     cluster_holds: std::collections::HashMap<(u32, u32), Vec<cluster::HeldArrival>>,
     seen_races: std::collections::HashSet<(u32, u32)>,
@@ -65,9 +78,12 @@ const MAX_RACES: usize = 8;
 const IDLE_INSTRUCTIONS: u64 = 1 << 26;
 
 impl<'w, 'p> Scheduler<'w, 'p> {
-    pub fn new(
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn new(
         world: &'w mut World<'p>,
-        threads: Vec<Thread>,
+        start: ThreadStart,
+        shared_bytes: usize,
+        max_resident_clusters: u32,
         hosts: Vec<HostThread>,
         mode: Mode,
         seed: u64,
@@ -75,12 +91,22 @@ impl<'w, 'p> Scheduler<'w, 'p> {
     ) -> Self {
         let ctas = world.grid.iter().product::<u32>() as usize;
         let cta_threads = world.block.iter().product::<u32>();
-        let live = (0..(threads.len() + hosts.len()) as u32).collect();
-        let clusters = ctas / world.mem.shape.size().max(1) as usize;
-        let device_threads = threads.len();
-        Scheduler {
+        let device_threads = ctas * cta_threads as usize;
+        let shape = world.mem.shape;
+        let clusters = ctas / shape.size().max(1) as usize;
+        // Clusters in order of their index, each one's CTAs in order.
+        let mut admission: Vec<u32> = (0..ctas as u32).collect();
+        if shape.size() > 1 {
+            let grid = world.grid;
+            admission.sort_by_key(|&c| {
+                let ctaid = [c % grid[0], c / grid[0] % grid[1], c / (grid[0] * grid[1])];
+                (shape.cluster_of(ctaid), c)
+            });
+        }
+        world.mem.shared = vec![Vec::new(); ctas];
+        let mut s = Scheduler {
             world,
-            threads,
+            threads: Threads::new(device_threads),
             hosts,
             mode,
             rng: seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1,
@@ -88,7 +114,13 @@ impl<'w, 'p> Scheduler<'w, 'p> {
             buffers,
             cta_threads,
             bars: vec![CtaBarriers::default(); ctas],
-            live,
+            live: Live::new(device_threads, mode == Mode::WarpLockstep),
+            start,
+            shared_bytes,
+            admission,
+            admitted: 0,
+            resident: 0,
+            max_resident: max_resident_clusters.max(1),
             exited: vec![0; ctas],
             parked: Vec::new(),
             warp_groups: Default::default(),
@@ -97,13 +129,90 @@ impl<'w, 'p> Scheduler<'w, 'p> {
             cluster_arrivals: vec![None; device_threads],
             cluster_holds: Default::default(),
             seen_races: Default::default(),
+        };
+        s.live = Live::new(device_threads + s.hosts.len(), mode == Mode::WarpLockstep);
+        s.admit();
+        for h in 0..s.hosts.len() as u32 {
+            s.live.push(device_threads as u32 + h);
+        }
+        s
+    }
+
+    /// Admits clusters while fewer than the limit are resident: their threads start (in the
+    /// order of their ids), their shared memory is made.
+    fn admit(&mut self) {
+        let size = self.world.mem.shape.size();
+        let total = self.admission.len() as u32 / size;
+        let mut ctas = Vec::new();
+        while self.resident < self.max_resident && self.admitted < total {
+            let first = (self.admitted * size) as usize;
+            ctas.extend_from_slice(&self.admission[first..first + size as usize]);
+            self.admitted += 1;
+            self.resident += 1;
+        }
+        ctas.sort_unstable();
+        for c in ctas {
+            self.world.mem.shared[c as usize] = vec![self.start.shared_fill; self.shared_bytes];
+            for l in 0..self.cta_threads {
+                let t = c * self.cta_threads + l;
+                self.threads.put(t, self.start.thread(c, l));
+                self.live.push(t);
+            }
         }
     }
 
+    /// Every thread of cluster `c` (the cluster of CTA `cta`) has exited: its threads and
+    /// shared memory are freed and the next cluster is admitted.
+    fn retire(&mut self, c: usize) {
+        let size = self.world.mem.shape.size();
+        if self.cluster_bars[c].exited < self.cta_threads * size {
+            return;
+        }
+        // `admission` holds the clusters in order, `size` CTAs each.
+        let first = c * size as usize;
+        for i in first..first + size as usize {
+            let cta = self.admission[i];
+            for l in 0..self.cta_threads {
+                self.threads.free(cta * self.cta_threads + l);
+            }
+            self.world.mem.shared[cta as usize] = Vec::new();
+            self.bars[cta as usize] = CtaBarriers::default();
+            if let Some(race) = &mut self.world.race {
+                race.forget_shared(cta);
+            }
+        }
+        self.resident -= 1;
+        self.admit();
+    }
+
+    /// For a hang: the CTAs still waiting to be made resident, if any.
+    fn not_resident(&self) -> String {
+        let size = self.world.mem.shape.size();
+        let waiting = self.admission.len() as u32 / size - self.admitted;
+        if waiting == 0 {
+            return String::new();
+        }
+        format!(
+            "; {} CTAs have not started: at most {} CTAs are resident at once (as on a GPU, the next starts when a resident one finishes; Launch::resident_ctas, --resident-ctas), so a kernel that waits for a CTA that has not started hangs on a GPU too",
+            waiting * size,
+            self.max_resident * size
+        )
+    }
+
     fn name(&self, t: u32) -> String {
-        match self.threads.get(t as usize) {
-            Some(th) => thread_name(th.ctaid, th.tid, self.world.grid, self.world.block),
-            None => format!("host thread {}", t as usize - self.threads.len()),
+        let n_dev = self.threads.len() as u32;
+        if t < n_dev {
+            let (grid, block) = (self.world.grid, self.world.block);
+            let (c, l) = (t / self.cta_threads, t % self.cta_threads);
+            let ctaid = [c % grid[0], c / grid[0] % grid[1], c / (grid[0] * grid[1])];
+            let tid = [
+                l % block[0],
+                l / block[0] % block[1],
+                l / (block[0] * block[1]),
+            ];
+            thread_name(ctaid, tid, grid, block)
+        } else {
+            format!("host thread {}", t - n_dev)
         }
     }
 
@@ -195,9 +304,6 @@ impl<'w, 'p> Scheduler<'w, 'p> {
             self.threads[t as usize].state = State::Ready;
             self.live.push(t);
         }
-        if self.mode == Mode::WarpLockstep {
-            self.live.sort_unstable();
-        }
         self.world.progress = true;
     }
 
@@ -217,7 +323,7 @@ impl<'w, 'p> Scheduler<'w, 'p> {
                     cursor - 1
                 }
             };
-            let t = self.live[k];
+            let t = self.live.get(k).expect("a position in the list");
             self.world.progress = false;
             if t >= n_dev {
                 let h = (t - n_dev) as usize;
@@ -274,18 +380,25 @@ impl<'w, 'p> Scheduler<'w, 'p> {
                     Event::Collective => self.collective(t, at),
                     Event::Exited => {
                         self.threads[t as usize].state = State::Done;
+                        if let Some(race) = &mut self.world.race {
+                            race.exit(t);
+                        }
                         self.exited[cta] += 1;
                         self.live.remove(k);
                         self.world.progress = true;
                         self.check_unreachable(cta, t);
                         let th = &self.threads[t as usize];
                         let key = (th.cta, th.lin / 32);
-                        if self.warp_groups.contains_key(&key)
-                            || self.active_waits.contains_key(&key)
+                        // (Most launches have no lanes waiting: no hashing then.)
+                        if (!self.warp_groups.is_empty() && self.warp_groups.contains_key(&key))
+                            || (!self.active_waits.is_empty()
+                                && self.active_waits.contains_key(&key))
                         {
                             self.lane_exited(key);
                         }
                         self.cluster_thread_exited(t);
+                        let c = self.cluster_index(t);
+                        self.retire(c);
                     }
                     Event::Fault(f) => {
                         let text = format!("{} at {}: {f}", self.name(t), self.inst(at));
@@ -295,7 +408,7 @@ impl<'w, 'p> Scheduler<'w, 'p> {
             }
             // Lockstep: a thread that left the live list (exit, barrier) at the cursor's
             // previous position must not make the next one lose its turn.
-            if self.mode == Mode::WarpLockstep && self.live.get(k) != Some(&t) && cursor > k {
+            if self.mode == Mode::WarpLockstep && self.live.get(k) != Some(t) && cursor > k {
                 cursor -= 1;
             }
             if self.stopped() {
@@ -311,15 +424,15 @@ impl<'w, 'p> Scheduler<'w, 'p> {
                 if spun || idle > hang_bound + 64 * self.live.len() as u64 {
                     let mut who: Vec<String> = self
                         .live
-                        .iter()
-                        .take(4)
-                        .map(|&t| match self.threads.get(t as usize) {
-                            Some(th) => format!(
-                                "{} at {}",
-                                self.name(t),
-                                self.inst(th.pc.saturating_sub(1))
-                            ),
-                            None => self.name(t),
+                        .first(4)
+                        .into_iter()
+                        .map(|t| {
+                            if t < n_dev {
+                                let pc = self.threads[t as usize].pc;
+                                format!("{} at {}", self.name(t), self.inst(pc.saturating_sub(1)))
+                            } else {
+                                self.name(t)
+                            }
                         })
                         .collect();
                     if self.live.len() > 4 {
@@ -337,6 +450,7 @@ impl<'w, 'p> Scheduler<'w, 'p> {
                             self.inst(at)
                         );
                     }
+                    text += &self.not_resident();
                     self.stop(FindingKind::Hang, text);
                     return false;
                 }
@@ -405,10 +519,11 @@ impl<'w, 'p> Scheduler<'w, 'p> {
         }
         if let Some(&(t, at)) = stuck.first() {
             let text = format!(
-                "{} threads wait at barriers that cannot complete, e.g. {} at {}",
+                "{} threads wait at barriers that cannot complete, e.g. {} at {}{}",
                 stuck.len(),
                 self.name(t),
-                self.inst(at)
+                self.inst(at),
+                self.not_resident()
             );
             self.stop(FindingKind::Hang, text);
             return false;

@@ -7,7 +7,7 @@
 //! races with the covering one, which is kept (or itself covered, by the same argument), so no
 //! race of the schedule goes unreported. Nothing is evicted for space.
 
-use super::{Access, Place, RaceHit, Shadow, includes};
+use super::{Access, Place, RaceHit, Shadow, ThreadClock, includes};
 use crate::isa::Scope;
 
 /// One thread's latest access of a kind: its clock at the access and the instruction.
@@ -142,8 +142,8 @@ impl Granule {
         mask: u8,
         a: Access,
         me: Place,
-        vc: &[u32],
-        issued: Option<&[u32]>,
+        vc: &ThreadClock,
+        issued: Option<&ThreadClock>,
     ) -> Option<RaceHit> {
         let (seen, own_excused) = match issued {
             Some(clock) => (clock, false),
@@ -164,7 +164,7 @@ impl Granule {
             // A member not ordered before this access (program order excuses its own thread).
             if let Some(m) = members
                 .iter()
-                .find(|m| !(own_excused && m.tid == a.tid) && m.clock > seen[m.tid as usize])
+                .find(|m| !(own_excused && m.tid == a.tid) && m.clock > seen.get(m.tid))
             {
                 hit = Some(RaceHit {
                     earlier: Shadow {
@@ -185,7 +185,7 @@ impl Granule {
         }
         let member = Member {
             tid: a.tid,
-            clock: vc[a.tid as usize],
+            clock: vc.own(),
             inst: a.inst,
         };
         let same = (self.head.iter_mut().flatten())
@@ -214,8 +214,8 @@ impl Granule {
 
     /// Drops the records that `a` (about to be recorded) covers and is ordered after (`seen`:
     /// the clock that orders accesses before it).
-    fn drop_covered(&mut self, mask: u8, a: &Access, me: Place, seen: &[u32]) {
-        let unordered = |m: &Member| m.clock > seen[m.tid as usize];
+    fn drop_covered(&mut self, mask: u8, a: &Access, me: Place, seen: &ThreadClock) {
+        let unordered = |m: &Member| m.clock > seen.get(m.tid);
         for slot in &mut self.head {
             if let Some(k) = slot
                 && k.covered_by(mask, a, me)

@@ -21,7 +21,8 @@
 //!   plain reads); taking the order run would hide the race of the other. So no edge is made
 //!   from it (8.9.4 rule 1 only adds synchronisation: leaving it out can only report more).
 
-use super::{Place, Race, includes, join};
+use super::HashMap;
+use super::{Clock, Place, Race, ThreadClock, includes};
 use crate::isa::Scope;
 use std::rc::Rc;
 
@@ -54,17 +55,17 @@ fn scopes_meet(sa: Scope, a: Place, sb: Scope, b: Place) -> bool {
 /// Clocks released at each scope: `[l]` is the clock at the latest release of scope at least
 /// `SCOPES[l]` (shared between the levels one release set).
 #[derive(Clone, Debug, Default)]
-pub(super) struct Released([Option<Rc<Vec<u32>>>; 4]);
+pub(super) struct Released([Option<Rc<ThreadClock>>; 4]);
 
 impl Released {
-    fn release(&mut self, scope: Scope, clock: &Rc<Vec<u32>>) {
+    fn release(&mut self, scope: Scope, clock: &Rc<ThreadClock>) {
         for l in 0..=level(scope) {
             self.0[l] = Some(clock.clone());
         }
     }
 
     /// The distinct clocks with the widest scope each was released at.
-    fn widest(&self) -> impl Iterator<Item = (Scope, &Rc<Vec<u32>>)> {
+    fn widest(&self) -> impl Iterator<Item = (Scope, &Rc<ThreadClock>)> {
         // Every release sets level 0: none there, none at all.
         let levels = if self.0[0].is_some() { 0..4 } else { 0..0 };
         levels.rev().filter_map(|l| {
@@ -91,7 +92,7 @@ struct LastWrite {
 struct Published {
     first: Scope,
     place: Place,
-    vc: Vec<u32>,
+    vc: Clock,
 }
 
 /// The synchronisation state of one location (its bytes: `off` in the granule, `size`).
@@ -109,6 +110,19 @@ pub(super) struct Location {
 pub(super) struct ReleaseOp {
     size: u8,
     released: Released,
+}
+
+/// A thread's release state: its latest release fence of each scope, its latest release
+/// operation on each location, and the releases its strong reads saw without acquiring them.
+#[derive(Debug, Default)]
+pub(super) struct ThreadSync {
+    /// Its clocks at its latest release fence of each scope.
+    fence_released: Released,
+    /// Its latest release operation on each location (by location key).
+    release_ops: HashMap<u64, ReleaseOp>,
+    /// Releases seen by strong reads that did not acquire them, waiting for an acquire fence:
+    /// indexed by the smallest scope that fence needs.
+    pending: [Option<Clock>; 4],
 }
 
 /// The memory operation that synchronises: its bytes, whether it is strong, and its scope.
@@ -181,13 +195,12 @@ impl Race {
                 continue;
             }
             if acquire && op.scope >= meet {
-                join(&mut self.vcs[t as usize], &p.vc);
+                self.vcs[t as usize].join(&p.vc);
             } else {
-                let n = self.places.len();
-                join(
-                    self.pending[t as usize][level(meet)].get_or_insert_with(|| vec![0; n]),
-                    &p.vc,
-                );
+                let own = self.threads[t as usize].get_or_insert_with(Default::default);
+                own.pending[level(meet)]
+                    .get_or_insert_with(Clock::default)
+                    .join(&p.vc);
             }
         }
     }
@@ -226,34 +239,37 @@ impl Race {
         if !continues {
             l.published.clear();
         }
-        let mut publish = |first: Scope, vc: &[u32]| match l
-            .published
-            .iter_mut()
-            .find(|p| p.first == first && p.place == me)
-        {
-            Some(p) => join(&mut p.vc, vc),
-            None => l.published.push(Published {
-                first,
-                place: me,
-                vc: vc.to_vec(),
-            }),
+        let mut publish = |first: Scope, vc: &ThreadClock| {
+            let at = match (l.published.iter()).position(|p| p.first == first && p.place == me) {
+                Some(i) => i,
+                None => {
+                    l.published.push(Published {
+                        first,
+                        place: me,
+                        vc: Clock::default(),
+                    });
+                    l.published.len() - 1
+                }
+            };
+            l.published[at].vc.join_thread(vc);
         };
         let vc = &self.vcs[t as usize];
         if release {
             publish(op.scope, vc);
         }
-        // Rule 2: an earlier release operation of this thread on the location.
-        if !self.release_ops.is_empty()
-            && let Some(r) = self.release_ops.get(&(t, loc))
-            && r.size == op.size
-        {
-            for (s, c) in r.released.widest() {
+        if let Some(own) = &self.threads[t as usize] {
+            // Rule 2: an earlier release operation of this thread on the location.
+            if let Some(r) = own.release_ops.get(&loc)
+                && r.size == op.size
+            {
+                for (s, c) in r.released.widest() {
+                    publish(s, c);
+                }
+            }
+            // Rule 3: an earlier release fence of this thread.
+            for (s, c) in own.fence_released.widest() {
                 publish(s, c);
             }
-        }
-        // Rule 3: an earlier release fence of this thread.
-        for (s, c) in self.fence_released[t as usize].widest() {
-            publish(s, c);
         }
         l.last = Some(LastWrite {
             tid: t,
@@ -262,13 +278,11 @@ impl Race {
         });
         if release {
             let clock = Rc::new(vc.clone());
-            let r = self
-                .release_ops
-                .entry((t, loc))
-                .or_insert_with(|| ReleaseOp {
-                    size: op.size,
-                    released: Released::default(),
-                });
+            let own = self.threads[t as usize].get_or_insert_with(Default::default);
+            let r = own.release_ops.entry(loc).or_insert_with(|| ReleaseOp {
+                size: op.size,
+                released: Released::default(),
+            });
             if r.size != op.size {
                 *r = ReleaseOp {
                     size: op.size,
@@ -284,16 +298,17 @@ impl Race {
     /// before it whose releases its scope includes; `release` starts release patterns.
     pub fn fence(&mut self, t: u32, scope: Scope, acquire: bool, release: bool) {
         let tu = t as usize;
-        if acquire {
+        if acquire && let Some(own) = &mut self.threads[tu] {
             for l in 0..=level(scope) {
-                if let Some(p) = self.pending[tu][l].take() {
-                    join(&mut self.vcs[tu], &p);
+                if let Some(p) = own.pending[l].take() {
+                    self.vcs[tu].join(&p);
                 }
             }
         }
         if release {
             let clock = Rc::new(self.vcs[tu].clone());
-            self.fence_released[tu].release(scope, &clock);
+            let own = self.threads[tu].get_or_insert_with(Default::default);
+            own.fence_released.release(scope, &clock);
             self.tick(t);
         }
     }

@@ -30,7 +30,7 @@ pub(super) struct CtaBarriers {
     pub arrivals: Vec<Vec<Arrival>>,
     pub expected: Vec<Option<u32>>,
     /// The clocks `bar.arrive`s released into, for the phase's waiting threads.
-    pub arrive_clock: Vec<Vec<u32>>,
+    pub arrive_clock: Vec<crate::race::Clock>,
 }
 
 /// PTX has 16 barriers per CTA.
@@ -55,7 +55,7 @@ impl Scheduler<'_, '_> {
         if b.arrivals.len() <= id {
             b.arrivals.resize(id + 1, Vec::new());
             b.expected.resize(id + 1, None);
-            b.arrive_clock.resize(id + 1, Vec::new());
+            b.arrive_clock.resize(id + 1, Default::default());
         }
         b.arrivals[id].push(Arrival {
             t,
@@ -67,7 +67,7 @@ impl Scheduler<'_, '_> {
         b.expected[id] = bar.count.or(b.expected[id]);
         if bar.waits {
             self.threads[t as usize].state = State::AtBarrier(bar.id);
-            self.live.retain(|&x| x != t);
+            self.live.remove_id(t);
             // A lane that stops here may be what an `activemask` of its warp waits for.
             let lin = self.threads[t as usize].lin;
             self.check_active((cta as u32, lin / 32));
@@ -75,11 +75,9 @@ impl Scheduler<'_, '_> {
             race.release_into(t, &mut self.bars[cta].arrive_clock[id]);
         }
         if self.exited[cta] > 0 && self.bars[cta].expected[id].is_none() {
-            let gone = (0..self.threads.len() as u32)
-                .find(|&x| {
-                    self.threads[x as usize].cta as usize == cta
-                        && self.threads[x as usize].state == State::Done
-                })
+            let first = cta as u32 * self.cta_threads;
+            let gone = (first..first + self.cta_threads)
+                .find(|&x| self.threads[x as usize].state == State::Done)
                 .unwrap_or(t);
             let text = format!(
                 "{} waits at barrier {id} ({}) which {} can no longer reach: it has exited (a barrier in conditional code must be reached by every thread of the CTA)",

@@ -12,8 +12,29 @@
 //!   acquires the completed phase (PTX: `.release` and `.acquire` by default).
 
 use super::super::exec::State;
-use super::{Mode, Scheduler};
+use super::Scheduler;
+use crate::race::Clock;
 use crate::report::FindingKind;
+
+/// The cluster barrier of one cluster.
+#[derive(Default, Clone)]
+pub(super) struct Barrier {
+    /// Completed phases.
+    pub phase: u64,
+    /// Arrivals in the current phase, by threads that have not exited.
+    pub arrived: u32,
+    /// Threads of the cluster that have exited (no phase waits for them).
+    pub exited: u32,
+    /// The join of the releasing arrivals of the current phase (race detection).
+    pub clock: Clock,
+    /// The clock of the last completed phase, acquired by its waiters.
+    pub done: Clock,
+    /// Threads waiting for the current phase, with the instruction each waits at.
+    pub waiting: Vec<(u32, u32)>,
+}
+
+/// Per thread: the phase it arrived in and has not waited for yet.
+pub(super) type Arrivals = Vec<Option<u64>>;
 
 /// The state a lane held at `barrier.cluster.arrive` for its warp's other lanes is in.
 pub(super) const HELD_AT_ARRIVE: u32 = u32::MAX - 2;
@@ -53,7 +74,7 @@ impl Scheduler<'_, '_> {
         let th = &self.threads[t as usize];
         let key = (th.cta, th.lin / 32);
         self.threads[t as usize].state = State::AtBarrier(HELD_AT_ARRIVE);
-        self.live.retain(|&x| x != t);
+        self.live.remove_id(t);
         self.cluster_holds
             .entry(key)
             .or_default()
@@ -85,9 +106,6 @@ impl Scheduler<'_, '_> {
             self.threads[t as usize].state = State::Ready;
             self.live.push(t);
             self.count_arrival(t, relaxed);
-        }
-        if self.mode == Mode::WarpLockstep {
-            self.live.sort_unstable();
         }
     }
 
@@ -125,9 +143,6 @@ impl Scheduler<'_, '_> {
             self.threads[w as usize].state = State::Ready;
             self.live.push(w);
         }
-        if self.mode == Mode::WarpLockstep {
-            self.live.sort_unstable();
-        }
         self.world.progress = true;
     }
 
@@ -147,7 +162,7 @@ impl Scheduler<'_, '_> {
         self.complete_if_all_arrived(c);
         let th = &self.threads[t as usize];
         let key = (th.cta, th.lin / 32);
-        if self.cluster_holds.contains_key(&key) {
+        if !self.cluster_holds.is_empty() && self.cluster_holds.contains_key(&key) {
             self.release_cluster_holds(key);
         }
     }
@@ -175,6 +190,6 @@ impl Scheduler<'_, '_> {
         }
         bar.waiting.push((t, at));
         self.threads[t as usize].state = State::AtBarrier(AT_WAIT);
-        self.live.retain(|&x| x != t);
+        self.live.remove_id(t);
     }
 }

@@ -125,7 +125,7 @@ impl Scheduler<'_, '_> {
 
     fn block(&mut self, t: u32) {
         self.threads[t as usize].state = State::AtBarrier(u32::MAX);
-        self.live.retain(|&x| x != t);
+        self.live.remove_id(t);
     }
 
     fn join_group(&mut self, t: u32, at: u32, mask: u32, kind: Collective) {
