@@ -8,6 +8,9 @@
 //! * [`executor`]: runs kernel bodies on host threads ([`launch`](executor::launch), any grid
 //!   size, in waves of resident blocks; [`launch_cooperative`](executor::launch_cooperative)) and
 //!   under loom (`launch_loom`, with `--cfg loom`), so the same source is tested without a GPU.
+//! * [`launch`]: one typed launch description ([`Launch`](launch::Launch): a `#[kernel]`'s
+//!   entry point, the grid, typed buffers and scalars) that runs the same kernel on host
+//!   threads, under loom, in the simulator and on a GPU, and returns the buffers typed.
 //! * [`gpu`]: loads PTX and launches it through `cudarc` with dynamic loading (re-exported as
 //!   [`gpu::cudarc`]); without a driver, a clean skip ([`gpu::NO_DRIVER`]).
 //! * [`sim`] and [`litmus`]: the PTX simulator (`ptx-sim`) and the PTX memory-model checker
@@ -41,6 +44,7 @@ pub mod conformance;
 pub mod examples;
 pub mod executor;
 pub mod gpu;
+pub mod launch;
 pub mod ptx;
 pub mod scaffold;
 pub mod sim;
