@@ -1,5 +1,5 @@
-//! Runs the kernels on the GPU and compares with the host run; without a CUDA driver it says so
-//! and exits successfully.
+//! Runs the kernels on the GPU from their launch descriptions and compares with the host-thread
+//! runs of the same descriptions; without a CUDA driver it says so and exits successfully.
 
 use std::process::ExitCode;
 
