@@ -90,17 +90,14 @@ impl<R: 'static> Kernel<R> {
         simulated.clean().map(|buffers| (self.result)(&buffers))
     }
 
-    /// Runs it on GPU 0: the result, or `None` without a CUDA driver or device (the reason
-    /// printed).
-    pub fn on_gpu(&self) -> Result<Option<R>, GpuError> {
+    /// Runs it on GPU 0: the result, or `Ok(Err(why))` where nothing ran (no CUDA driver, no
+    /// usable device).
+    pub fn on_gpu(&self) -> Result<Result<R, String>, GpuError> {
         // SAFETY: the constructor built a launch that meets the kernel's contract.
-        match unsafe { self.launch.on_gpu(self.ptx) }? {
-            OnGpu::Ran(buffers) => Ok(Some((self.result)(&buffers))),
-            OnGpu::Skipped(why) => {
-                println!("{}: {why}", self.launch.kernel().name());
-                Ok(None)
-            }
-        }
+        Ok(match unsafe { self.launch.on_gpu(self.ptx) }? {
+            OnGpu::Ran(buffers) => Ok((self.result)(&buffers)),
+            OnGpu::Skipped(why) => Err(why),
+        })
     }
 
     /// Under loom (`--cfg loom`): every execution within the preemption bound, each from the
@@ -191,8 +188,8 @@ pub fn ticket_lock(grid: u32, block: u32, variant: Variant) -> Kernel<[u32; 3]> 
     three_cells(kernel, grid, block)
 }
 
-/// `kernel(a, b, c)` over three cells of one buffer, all blocks resident (the grids used here
-/// are small): the cells after the launch.
+/// `kernel(a, b, c)` over three cells of one buffer, a cooperative launch (every block
+/// resident at once, or refused): the cells after the launch.
 fn three_cells(kernel: KernelEntry, grid: u32, block: u32) -> Kernel<[u32; 3]> {
     let mut launch = Launch::new(kernel, Dim3::x(grid), Dim3::x(block));
     let cells = launch.allocation(vec![0u32; 3]);
@@ -200,8 +197,10 @@ fn three_cells(kernel: KernelEntry, grid: u32, block: u32) -> Kernel<[u32; 3]> {
         .pointer_to(cells, 0)
         .pointer_to(cells, 1)
         .pointer_to(cells, 2);
-    // SAFETY: three valid cells, as `message_passing` and `ticket_lock` need; their grids here
-    // have few blocks, all resident at once.
+    // One block waits for another: the launch must keep them all resident at once.
+    launch.cooperative(true);
+    // SAFETY: three valid cells, as `message_passing` and `ticket_lock` need; the cooperative
+    // launch makes every block resident at once (or is refused).
     unsafe { Kernel::new(launch, PTX, move |out| out[cells].try_into().unwrap()) }
 }
 
@@ -218,45 +217,41 @@ pub fn block_sum(input: &[u32], grid: u32, block: u32, variant: Variant) -> Kern
 }
 
 /// On a GPU: the histogram, message passing and (on sm_90 or newer) the cluster histogram
-/// from the PTX, each compared with the host-thread run of the same description. `Ok(None)`
-/// without a CUDA driver.
-pub fn run_on_gpu(input: &[u32]) -> Result<Option<Vec<(&'static str, bool)>>, String> {
-    let same = |name: &'static str, gpu: Option<Vec<u32>>, host: Vec<u32>| {
-        gpu.map(|gpu| (name, gpu == host))
-    };
-    let histogram = histogram(input, 8, 128);
-    let Some(first) = same(
-        "histogram",
-        histogram
-            .on_gpu()
-            .map_err(|e| e.to_string())?
-            .map(Vec::from),
-        histogram
-            .on_host_threads()
-            .map_err(|e| e.to_string())?
-            .into(),
-    ) else {
-        return Ok(None);
-    };
-    let mut results = vec![first];
-    let message = message_passing(32, Variant::Correct);
-    results.extend(same(
+/// from the PTX, each compared with the host-thread run of the same description:
+/// `Ok(Err(why))` where nothing ran (no CUDA driver: [`scoped_atomics_host::gpu::NO_DRIVER`]).
+pub fn run_on_gpu(input: &[u32]) -> Result<Result<Vec<(&'static str, bool)>, String>, String> {
+    let mut results = vec![match compare("histogram", histogram(input, 8, 128))? {
+        Ok(result) => result,
+        Err(skipped) => return Ok(Err(skipped)),
+    }];
+    results.extend(compare(
         "message_passing",
-        message.on_gpu().map_err(|e| e.to_string())?.map(Vec::from),
-        message.on_host_threads().map_err(|e| e.to_string())?.into(),
-    ));
+        message_passing(32, Variant::Correct),
+    )?);
     // Thread-block clusters need sm_90: the sm_90 PTX does not load on older GPUs.
     if scoped_atomics_host::gpu::device_target() == Some(scoped_atomics_host::ptx::Target::Sm90) {
         for (name, cluster) in [("cluster_histogram (2)", 2), ("cluster_histogram (4)", 4)] {
             let kernel = cluster_histogram(input, (8, cluster, 128), Variant::Correct);
-            results.extend(same(
-                name,
-                kernel.on_gpu().map_err(|e| e.to_string())?.map(Vec::from),
-                kernel.on_host_threads().map_err(|e| e.to_string())?.into(),
-            ));
+            results.extend(compare(name, kernel)?);
         }
     } else {
         println!("cluster_histogram: thread-block clusters need sm_90 or newer, skipped");
     }
-    Ok(Some(results))
+    Ok(Ok(results))
+}
+
+/// `kernel` on the GPU and on host threads: whether the results are the same, or why the GPU
+/// run was skipped.
+fn compare<const N: usize>(
+    name: &'static str,
+    kernel: Kernel<[u32; N]>,
+) -> Result<Result<(&'static str, bool), String>, String> {
+    let on_gpu = match kernel.on_gpu().map_err(|e| format!("{name}: {e}"))? {
+        Ok(result) => result,
+        Err(skipped) => return Ok(Err(skipped)),
+    };
+    let on_host = kernel
+        .on_host_threads()
+        .map_err(|e| format!("{name}: {e}"))?;
+    Ok(Ok((name, on_gpu == on_host)))
 }

@@ -75,6 +75,23 @@ fn ticket_lock_counts_every_thread() {
     }
 }
 
+/// Blocks that wait for each other need every block resident at once: the description asks for
+/// a cooperative launch, so a grid too big for that is refused with the reason instead of
+/// hanging.
+#[test]
+fn a_ticket_lock_grid_that_cannot_be_resident_at_once_is_refused() {
+    let e = app::ticket_lock(5, 1024, Variant::Correct)
+        .on_host_threads()
+        .unwrap_err();
+    assert!(
+        matches!(
+            e,
+            scoped_atomics_host::executor::LaunchError::NotResident { blocks: 5, .. }
+        ),
+        "{e}"
+    );
+}
+
 /// The entry points `#[kernel]` writes, by the names the simulator and the GPU launch (each
 /// launch description's name): each kernel's in the sm_70 PTX, and the cluster kernels' only in
 /// the sm_90 PTX.
@@ -114,12 +131,16 @@ fn the_ptx_has_every_entry_point_by_its_stated_name() {
 /// The GPU path of every description compiles and, without a CUDA driver, skips cleanly.
 #[test]
 fn the_gpu_run_skips_cleanly_without_a_driver() {
-    let result = app::run_on_gpu(&app::input(1_000, 2)).unwrap();
-    if !scoped_atomics_host::gpu::driver_present() {
-        assert_eq!(result, None);
-    } else if let Some(results) = result {
-        for (kernel, same) in results {
-            assert!(same, "{kernel}: GPU != host threads");
+    match app::run_on_gpu(&app::input(1_000, 2)).unwrap() {
+        Err(skipped) if !scoped_atomics_host::gpu::driver_present() => {
+            assert_eq!(skipped, scoped_atomics_host::gpu::NO_DRIVER)
+        }
+        Err(skipped) => println!("{skipped}"),
+        Ok(results) => {
+            assert!(!results.is_empty());
+            for (kernel, same) in results {
+                assert!(same, "{kernel}: GPU != host threads");
+            }
         }
     }
 }
