@@ -260,14 +260,27 @@ impl Launch {
     /// // SAFETY: two cells of one buffer.
     /// assert_eq!(unsafe { launch.on_host_threads() }.unwrap()[cells], [4, 4]);
     /// ```
-    pub fn pointer_to<T>(&mut self, buffer: Buffer<T>, element: usize) -> &mut Self {
+    pub fn pointer_to<T: Pod + Send + Sync>(
+        &mut self,
+        buffer: Buffer<T>,
+        element: usize,
+    ) -> &mut Self {
         assert_eq!(
             buffer.launch, self.id,
             "{buffer:?} is a handle of another launch than this one (launch {})",
             self.id
         );
+        // The buffer the handle names here (a clone of the launch shares its handles, and each
+        // may have added buffers of its own since): a `Vec<T>` with room for the element.
+        let contents = self
+            .contents
+            .get(buffer.index)
+            .filter(|c| c.as_any().is::<Vec<T>>())
+            .unwrap_or_else(|| {
+                panic!("{buffer:?} names no buffer of its type in this clone of its launch")
+            });
         assert!(
-            element <= buffer.len,
+            element <= contents.len(),
             "a pointer to element {element} of {buffer:?}, beyond its end"
         );
         self.arguments.push(Argument::Pointer {

@@ -238,3 +238,15 @@ fn a_handle_of_another_launch_is_refused() {
     let out = unsafe { launch.on_host_threads() }.unwrap();
     let _ = &out[other];
 }
+
+/// A clone of a launch shares its handles; a buffer each adds afterwards is its own, and a
+/// pointer through the other's handle is refused (it would point into another buffer).
+#[test]
+#[should_panic(expected = "names no buffer of its type in this clone of its launch")]
+fn a_handle_of_a_clone_s_own_buffer_is_refused() {
+    let (mut launch, _) = describe(TALLY, &input(4), &[Tally::default()]);
+    let mut clone = launch.clone();
+    let _bytes = launch.allocation(vec![0u8; 1]);
+    let words = clone.allocation(vec![0u32; 64]);
+    launch.pointer_to(words, 64);
+}

@@ -186,7 +186,7 @@ impl Buffers {
             .unwrap_or_else(|| panic!("{buffer:?} was taken out of these results"))
             .as_any()
             .downcast_ref::<Vec<T>>()
-            .expect("a buffer's handle has its element type")
+            .unwrap_or_else(|| panic!("{buffer:?} names another buffer in these results"))
     }
 
     /// Moves buffer `buffer`'s elements out. Panics for a handle of another launch or one
@@ -203,14 +203,15 @@ impl Buffers {
     /// assert_eq!(out.take(words), vec![5]);
     /// ```
     pub fn take<T: Pod>(&mut self, buffer: Buffer<T>) -> Vec<T> {
-        self.check(buffer);
+        // Present and of type `T` (else a panic that says so), before it is moved out.
+        let _ = self.get(buffer);
         let contents = self.contents[buffer.index]
             .take()
             .unwrap_or_else(|| panic!("{buffer:?} was taken out of these results already"));
         *contents
             .into_any()
             .downcast::<Vec<T>>()
-            .expect("a buffer's handle has its element type")
+            .unwrap_or_else(|_| panic!("{buffer:?} names another buffer in these results"))
     }
 
     fn slot<T>(&self, buffer: Buffer<T>) -> &Option<Box<dyn Contents>> {
@@ -223,6 +224,10 @@ impl Buffers {
             buffer.launch, self.launch,
             "{buffer:?} is a handle of another launch than these results' (launch {})",
             self.launch
+        );
+        assert!(
+            buffer.index < self.contents.len(),
+            "{buffer:?} names a buffer added after these results' launch ran"
         );
     }
 }
