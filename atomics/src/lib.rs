@@ -199,6 +199,15 @@ pub use scoped::{
 /// the kernel API: an attribute and a module live in different namespaces, so
 /// `use scoped_atomics::kernel::thread_idx` still works.)
 ///
+/// Beside the function it also writes, on every target, one launch description per entry point:
+/// a `pub const` [`kernel::KernelEntry`] named after the entry point in upper case (`histogram`
+/// → `HISTOGRAM`, `add_one_Block` → `ADD_ONE_BLOCK`). It holds the exported name and, on the
+/// host, the instantiated function behind a call by argument bytes and the parameters' sizes, so
+/// that `scoped_atomics_host::launch::Launch` runs the same kernel on host threads, under loom,
+/// in the simulator and on a GPU from one description. The host part is not compiled for
+/// `nvptx64`, and nothing of it reaches the PTX. (The crate must depend on `scoped-atomics` under
+/// that name: the constants name `::scoped_atomics::kernel::KernelEntry`.)
+///
 /// Options, in any order:
 /// - `instantiate(…)`: a generic kernel gets one entry point per instantiation listed. Each is
 ///   `NAME = ARG`, or just `ARG`, whose entry point is then named `function_ARG` (the last path
@@ -256,6 +265,11 @@ pub use scoped::{
 /// }
 /// assert_eq!((counters, total), ([1, 1, 1], 1));
 /// # leave();
+///
+/// // The launch descriptions: one per entry point.
+/// assert_eq!(INCREMENT.name(), "increment");
+/// assert_eq!((ADD_ONE.name(), ADD_ONE_BLOCK.name()), ("add_one", "add_one_Block"));
+/// assert_eq!(INCREMENT.param_sizes(), &[8, 8]);
 /// ```
 ///
 /// Misuse is a compile error saying why: a function that is not `pub`,

@@ -1,6 +1,7 @@
 //! The `#[kernel]` attribute of `scoped-atomics`, re-exported as `scoped_atomics::kernel`: it
 //! writes a kernel function's PTX entry points (`extern "ptx-kernel"`, `#[no_mangle]`) so that a
-//! kernel crate never writes one by hand. Its documentation, with examples, is on the
+//! kernel crate never writes one by hand, and one launch description per entry point (a `pub
+//! const` `scoped_atomics::kernel::KernelEntry`). Its documentation, with examples, is on the
 //! re-export in `scoped-atomics`.
 
 use proc_macro2::{Span, TokenStream, TokenTree};
@@ -13,7 +14,8 @@ use syn::{
 };
 
 /// Turns `pub fn name(args…)` into the PTX entry point `name` on `nvptx64`, leaving the function
-/// as it is (callable on the host by its name). See `scoped_atomics::kernel` (the attribute).
+/// as it is (callable on the host by its name), and writes the launch description `NAME` (a
+/// `KernelEntry`) on every target. See `scoped_atomics::kernel` (the attribute).
 #[proc_macro_attribute]
 pub fn kernel(
     attr: proc_macro::TokenStream,
@@ -110,8 +112,10 @@ impl Parse for Instantiation {
     }
 }
 
-/// The expansion: the function unchanged (with its entry points named in its documentation)
-/// and, on `nvptx64`, one entry point per instantiation. Misuse is an error at its span.
+/// The expansion: the function unchanged (with its entry points named in its documentation),
+/// on `nvptx64` one entry point per instantiation, and on every target one launch description
+/// per instantiation (on the host with a call by argument bytes: `KernelEntry::call`). Misuse is
+/// an error at its span.
 fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
     let options: Options = syn::parse2(attr)?;
     let mut function: ItemFn = syn::parse2(item)?;
@@ -177,7 +181,8 @@ fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
     };
 
     let mut entries = Vec::new();
-    let mut names = Vec::new();
+    let mut descriptors = Vec::new();
+    let mut names: Vec<(String, Vec<GenericArgument>)> = Vec::new();
     for instantiation in &instantiations {
         if instantiation.arguments.len() != parameters.len() {
             return Err(Error::new(
@@ -235,6 +240,7 @@ fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
         } else {
             quote!(<#(#lifetimes),*>)
         };
+        let bindings: Vec<TokenStream> = bindings.collect();
         entries.push(quote! {
             #gate
             const _: () = {
@@ -247,7 +253,63 @@ fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
                 }
             };
         });
-        names.push((entry.to_string(), instantiation.arguments.clone()));
+        let descriptor = descriptor_name(&entry);
+        if descriptor == *name {
+            return Err(Error::new(
+                instantiation.span,
+                format!(
+                    "the launch descriptor of entry point `{entry}` would be the constant \
+                     `{descriptor}`, the function's own name: name the function in snake case"
+                ),
+            ));
+        }
+        if let Some((clash, _)) = names
+            .iter()
+            .find(|(other, _)| descriptor_name(&Ident::new(other, Span::call_site())) == descriptor)
+        {
+            return Err(Error::new(
+                instantiation.span,
+                format!(
+                    "entry points `{clash}` and `{entry}` would share the launch descriptor \
+                     `{descriptor}`: give them names that differ in more than case"
+                ),
+            ));
+        }
+        let entry_name = entry.to_string();
+        let reads = (0..types.len())
+            .map(|i| quote!(::scoped_atomics::kernel::__read_param(__kernel_arguments, #i)));
+        let placeholders = types.iter().map(|_| quote!(_));
+        let doc = format!(
+            "The launch description of the PTX entry point `{entry}` (written by `#[kernel]` \
+             on [`{name}`]): its name, and on the host the function called by argument bytes. \
+             `scoped_atomics_host::launch::Launch` runs it on host threads, under loom, in \
+             the simulator and on a GPU."
+        );
+        descriptors.push(quote! {
+            #[cfg(not(target_arch = "nvptx64"))]
+            #[doc = #doc]
+            pub const #descriptor: ::scoped_atomics::kernel::KernelEntry = {
+                #(#bindings)*
+                #[allow(unused_unsafe, clippy::missing_safety_doc)]
+                unsafe fn __kernel_host_entry(__kernel_arguments: &[&[u8]]) {
+                    // SAFETY: `KernelEntry::call`'s contract: each argument is a valid value of
+                    // its parameter, and the kernel's own contract holds.
+                    unsafe { #name #turbofish (#(#reads),*) }
+                }
+                ::scoped_atomics::kernel::KernelEntry::__host(
+                    #entry_name,
+                    ::scoped_atomics::kernel::__param_sizes(
+                        #name #turbofish as unsafe fn(#(#placeholders),*)
+                    ),
+                    __kernel_host_entry,
+                )
+            };
+            #[cfg(target_arch = "nvptx64")]
+            #[doc = #doc]
+            pub const #descriptor: ::scoped_atomics::kernel::KernelEntry =
+                ::scoped_atomics::kernel::KernelEntry::__device(#entry_name);
+        });
+        names.push((entry_name, instantiation.arguments.clone()));
     }
 
     let note = entry_note(&names, &parameter_names, options.cfg.as_ref());
@@ -258,6 +320,7 @@ fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
     Ok(quote! {
         #function
         #(#entries)*
+        #(#descriptors)*
     })
 }
 
@@ -377,6 +440,11 @@ fn default_name(name: &Ident, arguments: &[GenericArgument]) -> syn::Result<Iden
     Ok(Ident::new(&exported, name.span()))
 }
 
+/// The launch descriptor's constant for entry point `entry`: its name in upper case.
+fn descriptor_name(entry: &Ident) -> Ident {
+    Ident::new(&entry.to_string().to_uppercase(), entry.span())
+}
+
 /// The lines appended to the kernel's documentation: its PTX entry points.
 fn entry_note(
     names: &[(String, Vec<GenericArgument>)],
@@ -390,10 +458,14 @@ fn entry_note(
             .zip(arguments)
             .map(|(p, a)| format!("{p} = {}", quote!(#a)))
             .collect();
+        let descriptor = entry.to_uppercase();
         if bound.is_empty() {
-            lines.push(format!("- `{entry}`"));
+            lines.push(format!("- `{entry}` (launch description [`{descriptor}`])"));
         } else {
-            lines.push(format!("- `{entry}`: {}", bound.join(", ")));
+            lines.push(format!(
+                "- `{entry}`: {} (launch description [`{descriptor}`])",
+                bound.join(", ")
+            ));
         }
     }
     if let Some(cfg) = cfg {

@@ -194,3 +194,77 @@ fn other_misuse_is_refused() {
     );
     assert!(e.contains("cannot be `impl Trait`"), "{e}");
 }
+
+#[test]
+fn each_entry_point_gets_a_launch_descriptor_named_in_upper_case() {
+    let out = expanded(
+        quote!(instantiate(Device, bug = scoped_atomics::Block)),
+        quote!(
+            pub unsafe fn sum<S: Scope>(total: *mut u32, n: usize) {}
+        ),
+    );
+    // One constant per entry point, on every target: the host one with the function behind a
+    // call by argument bytes (each parameter read in order) and the parameter sizes, the
+    // device one with the name only.
+    for (constant, entry, arguments) in [
+        ("SUM_DEVICE", "sum_Device", "< Device >"),
+        ("BUG", "bug", "< scoped_atomics :: Block >"),
+    ] {
+        assert_eq!(
+            out.matches(&format!(
+                "pub const {constant} : :: scoped_atomics :: kernel :: KernelEntry"
+            ))
+            .count(),
+            2,
+            "{out}"
+        );
+        assert!(
+            out.contains(&format!("KernelEntry :: __host (\"{entry}\"")),
+            "{out}"
+        );
+        assert!(
+            out.contains(&format!("KernelEntry :: __device (\"{entry}\")")),
+            "{out}"
+        );
+        assert!(
+            out.contains(&format!(
+                "sum :: {arguments} (:: scoped_atomics :: kernel :: __read_param (__kernel_arguments , 0usize) , \
+                 :: scoped_atomics :: kernel :: __read_param (__kernel_arguments , 1usize))"
+            )),
+            "{out}"
+        );
+        assert!(
+            out.contains(&format!("sum :: {arguments} as unsafe fn (_ , _)")),
+            "{out}"
+        );
+    }
+    // The host constant is not compiled for the device, so it never reaches the PTX.
+    assert_eq!(
+        out.matches("# [cfg (not (target_arch = \"nvptx64\"))]")
+            .count(),
+        2,
+        "{out}"
+    );
+    assert!(out.contains("(launch description [`SUM_DEVICE`])"), "{out}");
+}
+
+#[test]
+fn a_descriptor_that_clashes_is_refused_with_the_reason() {
+    let e = error(
+        quote!(instantiate(a = Device, A = Block)),
+        quote!(
+            pub fn k<S: Scope>() {}
+        ),
+    );
+    assert!(
+        e.contains("entry points `a` and `A` would share the launch descriptor `A`"),
+        "{e}"
+    );
+    let e = error(
+        quote!(),
+        quote!(
+            pub fn K() {}
+        ),
+    );
+    assert!(e.contains("the function's own name"), "{e}");
+}

@@ -1,6 +1,19 @@
-//! The kernels' PTX (`app::PTX`, built by `build.rs`) in the PTX simulator
-//! (`scoped_atomics_host::sim`): the same results as on host threads and as computed directly,
-//! under several schedules, with no finding (no race, hang, divergence or fault).
+//! The kernels' PTX (`app::PTX`, built by `build.rs`) in the PTX simulator, from the same launch
+//! descriptions as on host threads (`Kernel::in_simulator`): the same results as on host threads
+//! and as computed directly, under several schedules, with no finding (no race, hang,
+//! divergence or fault); the planted `Block`-scope bugs come back as race findings, values that
+//! name the threads and the kernel author's Rust lines.
+
+use app::Variant;
+use scoped_atomics_host::sim::{Finding, FindingKind};
+
+/// The first finding, which must be a race.
+fn first_race(findings: &[Finding]) -> &Finding {
+    let race = &findings[0];
+    assert_eq!(race.kind, FindingKind::Race, "{findings:?}");
+    assert!(race.text.starts_with("race:"), "{race}");
+    race
+}
 
 #[test]
 fn histogram_in_the_simulator_matches_host_threads() {
@@ -8,11 +21,13 @@ fn histogram_in_the_simulator_matches_host_threads() {
     let expected = app::expected_histogram(&input);
     // One block; blocks smaller than the bins; several blocks adding into the global bins.
     for (grid, block, seed) in [(1, 64, 1), (3, 5, 2), (4, 128, 3)] {
-        let simulated = app::histogram_in_simulator(&input, grid, block, seed)
-            .unwrap_or_else(|findings| panic!("grid {grid} x block {block}: {findings}"));
+        let kernel = app::histogram(&input, grid, block);
+        let simulated = kernel
+            .in_simulator(seed)
+            .unwrap_or_else(|findings| panic!("grid {grid} x block {block}: {findings:?}"));
         assert_eq!(simulated, expected, "grid {grid} x block {block}");
         assert_eq!(
-            app::histogram_on_host(&input, grid, block).unwrap(),
+            kernel.on_host_threads().unwrap(),
             simulated,
             "host threads, grid {grid} x block {block}"
         );
@@ -26,14 +41,16 @@ fn cluster_histogram_in_the_simulator_at_sm_90_matches_host_threads() {
     // Clusters of 2 and of 4; blocks smaller than a cluster's share of the bins.
     for (grid, cluster, block, seed) in [(2, 2, 32, 1), (8, 4, 16, 2), (4, 4, 3, 3)] {
         let shape = (grid, cluster, block);
-        let simulated = app::cluster_histogram_in_simulator(&input, shape, seed, false)
-            .unwrap_or_else(|findings| panic!("{shape:?}: {findings}"));
+        let kernel = app::cluster_histogram(&input, shape, Variant::Correct);
+        let simulated = kernel
+            .in_simulator(seed)
+            .unwrap_or_else(|findings| panic!("{shape:?}: {findings:?}"));
         assert_eq!(
             simulated, expected,
             "grid {grid} in clusters of {cluster} x block {block}"
         );
         assert_eq!(
-            app::cluster_histogram_on_host(&input, grid, cluster, block).unwrap(),
+            kernel.on_host_threads().unwrap(),
             simulated,
             "host threads, {shape:?}"
         );
@@ -44,13 +61,15 @@ fn cluster_histogram_in_the_simulator_at_sm_90_matches_host_threads() {
 fn block_scope_counters_across_a_cluster_are_a_race_in_the_simulator() {
     let input = app::input(257, 4);
     for cluster in [2, 4] {
-        let findings = app::cluster_histogram_in_simulator(&input, (cluster, cluster, 32), 1, true)
-            .expect_err("the Block-scope counters raced with no finding");
-        let race = findings.lines().next().unwrap();
-        assert!(race.starts_with("race: strong (cta)"), "{findings}");
+        let findings =
+            app::cluster_histogram(&input, (cluster, cluster, 32), Variant::BlockScopeBug)
+                .in_simulator(1)
+                .expect_err("the Block-scope counters raced with no finding");
+        let race = first_race(&findings).text.lines().next().unwrap();
+        assert!(race.starts_with("race: strong (cta)"), "{findings:?}");
         assert!(
             race.contains("a scope does not include the other thread"),
-            "{findings}"
+            "{findings:?}"
         );
         // Two different blocks of the cluster: `(block,thread)` names with different blocks.
         let blocks: Vec<&str> = race
@@ -65,36 +84,54 @@ fn block_scope_counters_across_a_cluster_are_a_race_in_the_simulator() {
 
 #[test]
 fn message_passing_in_the_simulator_matches_host_threads() {
-    let host = app::message_passing_on_host().unwrap();
+    let kernel = app::message_passing(32, Variant::Correct);
+    let host = kernel.on_host_threads().unwrap();
     for seed in 1..=4 {
-        let simulated =
-            app::message_passing_in_simulator(seed).unwrap_or_else(|findings| panic!("{findings}"));
+        let simulated = kernel
+            .in_simulator(seed)
+            .unwrap_or_else(|findings| panic!("{findings:?}"));
         assert_eq!(simulated, [42, 1, 42], "seed {seed}");
         assert_eq!(simulated, host, "seed {seed}");
     }
 }
 
 #[test]
+fn message_passing_with_a_block_scope_flag_is_a_race_in_the_simulator() {
+    let findings = app::message_passing(32, Variant::BlockScopeBug)
+        .in_simulator(1)
+        .expect_err("a block-scope flag across blocks raced nowhere");
+    // The race names the kernel author's Rust lines, inside `message_passing`'s body.
+    let body = lines_of_fn("pub unsafe fn message_passing<");
+    let named = rust_lines(first_race(&findings).text.lines().next().unwrap());
+    assert!(
+        !named.is_empty() && named.iter().all(|n| body.contains(n)),
+        "lines {named:?} not all in message_passing ({body:?}):\n{findings:?}"
+    );
+}
+
+#[test]
 fn ticket_lock_in_the_simulator_matches_host_threads() {
+    let kernel = app::ticket_lock(3, 2, Variant::Correct);
     for seed in 1..=3 {
-        let simulated = app::ticket_lock_in_simulator("ticket_lock", 3, 2, seed)
-            .unwrap_or_else(|findings| panic!("{findings}"));
+        let simulated = kernel
+            .in_simulator(seed)
+            .unwrap_or_else(|findings| panic!("{findings:?}"));
         assert_eq!(simulated, [6, 6, 6], "seed {seed}");
     }
-    assert_eq!(app::ticket_lock_on_host(3, 2).unwrap(), [6, 6, 6]);
+    assert_eq!(kernel.on_host_threads().unwrap(), [6, 6, 6]);
 }
 
 #[test]
 fn ticket_lock_at_block_scope_is_a_race_in_the_simulator() {
-    let findings = app::ticket_lock_in_simulator("ticket_lock_block_scope_bug", 3, 1, 1)
+    let findings = app::ticket_lock(3, 1, Variant::BlockScopeBug)
+        .in_simulator(1)
         .expect_err("a block-scope ticket lock across blocks raced nowhere");
-    assert!(findings.starts_with("race:"), "{findings}");
     // The race names the kernel author's Rust lines, inside `ticket_lock`'s body.
     let body = lines_of_fn("pub unsafe fn ticket_lock<");
-    let named = rust_lines(findings.lines().next().unwrap());
+    let named = rust_lines(first_race(&findings).text.lines().next().unwrap());
     assert!(
         !named.is_empty() && named.iter().all(|n| body.contains(n)),
-        "lines {named:?} not all in ticket_lock ({body:?}):\n{findings}"
+        "lines {named:?} not all in ticket_lock ({body:?}):\n{findings:?}"
     );
 }
 
@@ -128,20 +165,24 @@ fn block_sum_in_the_simulator_matches_host_threads() {
     // Warp shuffles over whole warps and a short last warp.
     for (grid, block, seed) in [(2, 64, 1), (3, 40, 2)] {
         let n = grid * block;
-        let simulated = app::block_sum_in_simulator("block_sum", grid, block, seed)
-            .unwrap_or_else(|findings| panic!("{findings}"));
+        let input: Vec<u32> = (0..n).collect();
+        let kernel = app::block_sum(&input, grid, block, Variant::Correct);
+        let simulated = kernel
+            .in_simulator(seed)
+            .unwrap_or_else(|findings| panic!("{findings:?}"));
         assert_eq!(simulated, n * (n - 1) / 2, "grid {grid} x block {block}");
-        assert_eq!(app::block_sum_on_host(grid, block).unwrap(), simulated);
+        assert_eq!(kernel.on_host_threads().unwrap(), simulated);
     }
 }
 
 #[test]
 fn block_sum_at_block_scope_is_a_race_in_the_simulator() {
-    let findings = app::block_sum_in_simulator("block_sum_block_scope_bug", 2, 32, 1)
+    let input: Vec<u32> = (0..64).collect();
+    let findings = app::block_sum(&input, 2, 32, Variant::BlockScopeBug)
+        .in_simulator(1)
         .expect_err("a block-scope total across blocks raced nowhere");
-    assert!(findings.starts_with("race:"), "{findings}");
     // Both accesses are the block's add into the total: the author's line, not the library's.
     let add = line_of("total.add(partial.load(Ordering::Relaxed)");
-    let race = findings.lines().next().unwrap();
-    assert_eq!(rust_lines(race), [add, add], "{findings}");
+    let race = first_race(&findings).text.lines().next().unwrap();
+    assert_eq!(rust_lines(race), [add, add], "{findings:?}");
 }

@@ -1,6 +1,9 @@
 //! Kernels written once over `scoped_atomics`: each is a plain `pub unsafe fn` that runs on host
-//! threads and under loom (`scoped_atomics_host::executor`) as it is, and as PTX through the entry
-//! points that `#[kernel]` writes (listed in each kernel's documentation).
+//! threads and under loom as it is, and as PTX through the entry points that `#[kernel]` writes
+//! (listed in each kernel's documentation). `#[kernel]` also writes one launch description per
+//! entry point (`HISTOGRAM`, `BLOCK_SUM_BLOCK_SCOPE_BUG`, …), which the host crate's
+//! `scoped_atomics_host::launch::Launch` runs on host threads, under loom, in the simulator and on
+//! a GPU.
 //!
 //! All a kernel crate needs: `#![no_std]` and, on the device, the two feature gates below.
 
@@ -56,11 +59,11 @@ pub unsafe fn histogram(input: *const u32, len: usize, bins: *mut u32) {
 /// Message passing between blocks 0 and 1 through a flag of scope `S`: thread 0 of block 0
 /// writes `*data` and raises the flag (release); thread 0 of block 1 waits for it (acquire) and
 /// copies the data to `*result`. `S = Device` is right; `S = Block` is a data race (the flag's
-/// scope does not include the other block), which the loom launch reports.
+/// scope does not include the other block), which loom and the simulator report.
 ///
 /// # Safety
 /// The pointers are valid; launch at least two blocks, all resident at once.
-#[kernel(instantiate(message_passing = Device))]
+#[kernel(instantiate(message_passing = Device, message_passing_block_scope_bug = Block))]
 pub unsafe fn message_passing<S: Scope>(data: *mut u32, flag: *mut u32, result: *mut u32) {
     if thread_idx().x != 0 {
         return;

@@ -112,6 +112,9 @@ pub enum LaunchError {
         after: Duration,
         threads: Vec<BlockedThread>,
     },
+    /// The arguments of a [`launch::Launch`](crate::launch::Launch) do not fit its kernel's
+    /// parameters (refused before any thread runs).
+    Arguments(scoped_atomics::kernel::ArgumentMismatch),
 }
 
 impl fmt::Display for LaunchError {
@@ -163,6 +166,7 @@ impl fmt::Display for LaunchError {
                 f,
                 "kernel thread {thread:?} of block {block:?} panicked: {message}"
             ),
+            LaunchError::Arguments(mismatch) => mismatch.fmt(f),
             LaunchError::Hung { after, threads } => {
                 write!(
                     f,

@@ -8,6 +8,9 @@
 //! * [`executor`]: runs kernel bodies on host threads ([`launch`](executor::launch), any grid
 //!   size, in waves of resident blocks; [`launch_cooperative`](executor::launch_cooperative)) and
 //!   under loom ([`launch_loom`](executor::launch_loom), with `--cfg loom`), so the same source is tested without a GPU.
+//! * [`launch`]: one typed launch description ([`Launch`](launch::Launch): a `#[kernel]`'s
+//!   entry point, the grid, typed buffers and scalars) that runs the same kernel on host
+//!   threads, under loom, in the simulator and on a GPU, and returns the buffers typed.
 //! * [`gpu`]: loads PTX and launches it through `cudarc` with dynamic loading (re-exported as
 //!   [`gpu::cudarc`]); without a driver, a clean skip ([`gpu::NO_DRIVER`]).
 //! * [`mapped`]: [`MappedSlice`](mapped::MappedSlice), memory the host and a running kernel
@@ -47,6 +50,7 @@ pub mod conformance;
 pub mod examples;
 pub mod executor;
 pub mod gpu;
+pub mod launch;
 pub mod mapped;
 pub mod ptx;
 pub mod scaffold;

@@ -1,7 +1,9 @@
 //! `scoped-atomics-host new DIR`: a new kernel project, a copy of the repository's `examples/`
-//! workspace (a `no_std` kernel crate and a host crate that builds it to PTX, tests it on host
-//! threads and under loom, and launches it on a GPU) whose path dependencies point at this
-//! checkout, and a `.cargo/config.toml` whose alias `cargo host` runs this checkout's
+//! workspace (a `no_std` kernel crate written with `#[kernel]`, and a host crate that builds it
+//! to PTX and describes each kernel's launch once — a [`launch::Launch`](crate::launch::Launch)
+//! of the entry point's launch description — and runs that one description on host threads,
+//! under loom, in the simulator and on a GPU) whose path dependencies point at this checkout,
+//! and a `.cargo/config.toml` whose alias `cargo host` runs this checkout's
 //! `scoped-atomics-host` command from anywhere in the project ([`cargo_config`]).
 
 use std::fs;
@@ -28,6 +30,9 @@ fn rewrite(text: &str, checkout: &Path) -> String {
 /// let dir = std::env::temp_dir().join(format!("scaffold-doctest-{}", std::process::id()));
 /// let files = scoped_atomics_host::scaffold::new_project(&checkout, &dir).unwrap();
 /// assert!(files.iter().any(|f| f.ends_with("kernels/src/lib.rs")));
+/// // The host crate describes each kernel's launch once, from its `#[kernel]` description.
+/// let app = std::fs::read_to_string(dir.join("app/src/lib.rs")).unwrap();
+/// assert!(app.contains("Launch::new(kernels::HISTOGRAM"));
 /// let manifest = std::fs::read_to_string(dir.join("app/Cargo.toml")).unwrap();
 /// assert!(manifest.contains(&format!("{:?}", checkout.join("host/toolkit"))));
 /// assert!(manifest.contains(&format!("{:?}", checkout.join("host/build"))));
