@@ -7,26 +7,7 @@ use common::{corpus, ptx_sim as run};
 use ptx_sim::{Arg, FindingKind, Launch, Simulator, resident_ctas};
 
 /// Each thread writes its global index into word `index` of buffer 0.
-const INDEX_PTX: &str = "\
-.version 7.0
-.target sm_70
-.address_size 64
-
-.visible .entry index(.param .u64 out)
-{
-\t.reg .b32 %r<6>;
-\t.reg .b64 %rd<5>;
-\tld.param.u64 %rd1, [out];
-\tmov.u32 %r1, %tid.x;
-\tmov.u32 %r2, %ctaid.x;
-\tmov.u32 %r3, %ntid.x;
-\tmad.lo.s32 %r4, %r2, %r3, %r1;
-\tmul.wide.u32 %rd3, %r4, 4;
-\tadd.s64 %rd4, %rd1, %rd3;
-\tst.global.u32 [%rd4], %r4;
-\tret;
-}
-";
+const INDEX_PTX: &str = include_str!("fixtures/index.ptx");
 
 /// Thread 0 of every CTA but the last spins until the last CTA's thread 0 sets the flag (word 0
 /// of buffer 0): the kernel needs every CTA resident at once.
