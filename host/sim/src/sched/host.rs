@@ -4,8 +4,10 @@
 
 use super::super::decode::{Scope, Space};
 use super::super::exec::{Event, World};
+use super::super::isa::Rmw;
 use super::super::memory::{self, Loc};
 use super::super::race::SyncOp;
+use super::super::values;
 use core::sync::atomic::Ordering;
 
 /// What a host thread's step says.
@@ -103,58 +105,35 @@ pub struct HostCtx<'a, 'p> {
 pub trait HostWord: Copy + PartialEq + core::fmt::Debug + Send + 'static + sealed::Word {}
 
 mod sealed {
-    /// The operations behind [`super::HostWord`]: the value as the low bytes of a `u64`, and
-    /// the arithmetic of `core`'s read-modify-writes on the type.
+    /// What [`super::HostWord`] needs: the value as the low bytes of a `u64`, and the PTX type
+    /// whose `atom` arithmetic (`values::rmw`, the device's) is `core`'s on the Rust type.
     pub trait Word: Copy {
         const SIZE: u64;
+        const TY: crate::isa::Ty;
         fn to_bits(self) -> u64;
         fn from_bits(bits: u64) -> Self;
-        fn add(self, v: Self) -> Self;
-        fn sub(self, v: Self) -> Self;
-        fn max(self, v: Self) -> Self;
-        fn min(self, v: Self) -> Self;
-        fn and(self, v: Self) -> Self;
-        fn or(self, v: Self) -> Self;
-        fn xor(self, v: Self) -> Self;
     }
 }
 
 macro_rules! host_word {
-    ($($t:ty, $u:ty);*) => {$(
+    ($($t:ty, $u:ty, $kind:ident);*) => {$(
         impl sealed::Word for $t {
             const SIZE: u64 = size_of::<$t>() as u64;
+            const TY: crate::isa::Ty = crate::isa::Ty {
+                kind: crate::isa::Kind::$kind,
+                bytes: size_of::<$t>() as u8,
+            };
             fn to_bits(self) -> u64 {
                 u64::from(self as $u)
             }
             fn from_bits(bits: u64) -> Self {
                 bits as $u as $t
             }
-            fn add(self, v: Self) -> Self {
-                self.wrapping_add(v)
-            }
-            fn sub(self, v: Self) -> Self {
-                self.wrapping_sub(v)
-            }
-            fn max(self, v: Self) -> Self {
-                Ord::max(self, v)
-            }
-            fn min(self, v: Self) -> Self {
-                Ord::min(self, v)
-            }
-            fn and(self, v: Self) -> Self {
-                self & v
-            }
-            fn or(self, v: Self) -> Self {
-                self | v
-            }
-            fn xor(self, v: Self) -> Self {
-                self ^ v
-            }
         }
         impl HostWord for $t {}
     )*};
 }
-host_word!(u32, u32; i32, u32; u64, u64; i64, u64);
+host_word!(u32, u32, U; i32, u32, S; u64, u64, U; i64, u64, S);
 
 /// (acquires, releases) of an ordering.
 fn strength(order: Ordering) -> (bool, bool) {
@@ -337,14 +316,16 @@ impl HostCtx<'_, '_> {
         old
     }
 
-    fn atomic<W: HostWord>(&mut self, addr: u64, order: Ordering, f: impl FnOnce(W) -> W) -> W {
+    /// A read-modify-write with the device's arithmetic of `atom.OP` on `W`'s PTX type, operand
+    /// `b` (the bits of a `W`, or for a subtraction of its negation).
+    fn atomic<W: HostWord>(&mut self, addr: u64, order: Ordering, op: Rmw, b: u64) -> W {
         let a = HostAccess {
             addr,
             size: W::SIZE,
             reads: true,
             order: Some((order, order)),
         };
-        W::from_bits(self.op(a, |old| Some(f(W::from_bits(old)).to_bits())))
+        W::from_bits(self.op(a, |old| Some(values::rmw(op, W::TY, old, b, 0))))
     }
 
     /// An atomic load at system scope (`core`'s `load`: `Release` and `AcqRel` panic).

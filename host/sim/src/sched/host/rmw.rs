@@ -2,6 +2,7 @@
 //! [`HostWord`] types, each one strong read and write of the location.
 
 use super::{HostAccess, HostCtx, HostWord, check_failure};
+use crate::isa::Rmw;
 use core::sync::atomic::Ordering;
 
 impl HostCtx<'_, '_> {
@@ -20,7 +21,7 @@ impl HostCtx<'_, '_> {
     /// assert_eq!(kernel.launch(&l, vec![host]).unwrap().buffers[0][4], 15);
     /// ```
     pub fn fetch_add<W: HostWord>(&mut self, addr: u64, v: W, order: Ordering) -> W {
-        self.atomic(addr, order, |old: W| old.add(v))
+        self.atomic::<W>(addr, order, Rmw::Add, v.to_bits())
     }
 
     /// Subtracts `v` (wrapping) and returns the previous value (`core`'s `fetch_sub`).
@@ -38,7 +39,7 @@ impl HostCtx<'_, '_> {
     /// assert_eq!(kernel.launch(&l, vec![host]).unwrap().buffers[0][8..], [0xff; 8]);
     /// ```
     pub fn fetch_sub<W: HostWord>(&mut self, addr: u64, v: W, order: Ordering) -> W {
-        self.atomic(addr, order, |old: W| old.sub(v))
+        self.atomic::<W>(addr, order, Rmw::Add, v.to_bits().wrapping_neg())
     }
 
     /// Stores `v` and returns the previous value (`core`'s `swap`).
@@ -56,7 +57,7 @@ impl HostCtx<'_, '_> {
     /// assert_eq!(kernel.launch(&l, vec![host]).unwrap().buffers[0][4], 8);
     /// ```
     pub fn swap<W: HostWord>(&mut self, addr: u64, v: W, order: Ordering) -> W {
-        self.atomic(addr, order, |_: W| v)
+        self.atomic::<W>(addr, order, Rmw::Exch, v.to_bits())
     }
 
     /// Stores `new` if the value is `current` (`core`'s `compare_exchange`): `Ok` with the
@@ -117,7 +118,7 @@ impl HostCtx<'_, '_> {
     /// assert_eq!(kernel.launch(&l, vec![host]).unwrap().buffers[0][4], 2);
     /// ```
     pub fn fetch_and<W: HostWord>(&mut self, addr: u64, v: W, order: Ordering) -> W {
-        self.atomic(addr, order, |old: W| old.and(v))
+        self.atomic::<W>(addr, order, Rmw::And, v.to_bits())
     }
 
     /// Bitwise or with `v`; returns the previous value (`core`'s `fetch_or`).
@@ -135,7 +136,7 @@ impl HostCtx<'_, '_> {
     /// assert_eq!(kernel.launch(&l, vec![host]).unwrap().buffers[0][4], 7);
     /// ```
     pub fn fetch_or<W: HostWord>(&mut self, addr: u64, v: W, order: Ordering) -> W {
-        self.atomic(addr, order, |old: W| old.or(v))
+        self.atomic::<W>(addr, order, Rmw::Or, v.to_bits())
     }
 
     /// Bitwise exclusive or with `v`; returns the previous value (`core`'s `fetch_xor`).
@@ -153,7 +154,7 @@ impl HostCtx<'_, '_> {
     /// assert_eq!(kernel.launch(&l, vec![host]).unwrap().buffers[0][4], 5);
     /// ```
     pub fn fetch_xor<W: HostWord>(&mut self, addr: u64, v: W, order: Ordering) -> W {
-        self.atomic(addr, order, |old: W| old.xor(v))
+        self.atomic::<W>(addr, order, Rmw::Xor, v.to_bits())
     }
 
     /// Stores the maximum of the value and `v` (signed for `i32`/`i64`); returns the previous
@@ -173,7 +174,7 @@ impl HostCtx<'_, '_> {
     /// assert_eq!(kernel.launch(&l, vec![host]).unwrap().buffers[0][4], 2);
     /// ```
     pub fn fetch_max<W: HostWord>(&mut self, addr: u64, v: W, order: Ordering) -> W {
-        self.atomic(addr, order, |old: W| old.max(v))
+        self.atomic::<W>(addr, order, Rmw::Max, v.to_bits())
     }
 
     /// Stores the minimum of the value and `v` (signed for `i32`/`i64`); returns the previous
@@ -193,6 +194,6 @@ impl HostCtx<'_, '_> {
     /// assert_eq!(kernel.launch(&l, vec![host]).unwrap().buffers[0][8], 4);
     /// ```
     pub fn fetch_min<W: HostWord>(&mut self, addr: u64, v: W, order: Ordering) -> W {
-        self.atomic(addr, order, |old: W| old.min(v))
+        self.atomic::<W>(addr, order, Rmw::Min, v.to_bits())
     }
 }
