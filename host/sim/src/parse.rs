@@ -559,8 +559,102 @@ pub fn parse(text: &str) -> Result<Module, SimError> {
     Ok(m)
 }
 
+/// The labels of a function body's nested blocks (`{ … }`), which PTX scopes to their block: an
+/// inline `asm` loop (`{ W: mbarrier.try_wait … @!%p bra W; }`) inlined twice defines `W` twice,
+/// once per block, and each `bra W` means its own block's. The body is flattened, so a label
+/// defined in a nested block is renamed `NAME@N` (N: the block's number; `@` is not part of a
+/// PTX identifier) and each branch is resolved from its innermost block outwards. Two
+/// definitions of one label in one block are refused, as ptxas refuses them.
+#[derive(Default)]
+struct BlockLabels {
+    /// The blocks open at this point, innermost last (the body itself is block 0, not listed).
+    open: Vec<u32>,
+    /// Blocks numbered so far.
+    count: u32,
+    /// Each label statement's index and block path (outermost first).
+    labels: Vec<(usize, Vec<u32>)>,
+    /// Each branch's index and block path.
+    branches: Vec<(usize, Vec<u32>)>,
+}
+
+impl BlockLabels {
+    fn open(&mut self) {
+        self.count += 1;
+        self.open.push(self.count);
+    }
+
+    fn close(&mut self) {
+        self.open.pop();
+    }
+
+    fn label(&mut self, at: usize) {
+        self.labels.push((at, self.open.clone()));
+    }
+
+    fn branch(&mut self, at: usize) {
+        self.branches.push((at, self.open.clone()));
+    }
+
+    /// Renames the nested blocks' labels and the branches to them; refuses a label defined
+    /// twice in one block.
+    fn resolve(self, body: &mut [Stmt]) -> Result<(), SimError> {
+        let mut defined: HashMap<(u32, String), usize> = HashMap::new();
+        for (at, path) in &self.labels {
+            let Stmt::Label(name) = &body[*at] else {
+                continue;
+            };
+            let block = path.last().copied().unwrap_or(0);
+            if defined.insert((block, name.clone()), *at).is_some() {
+                let line = body[..*at].iter().rev().find_map(|s| match s {
+                    Stmt::Instr(i) => Some(i.line),
+                    _ => None,
+                });
+                return Err(SimError::BadInput(format!(
+                    "label `{name}` is defined twice in one block{} (ptxas: duplicate label)",
+                    line.map_or(String::new(), |l| format!(" (after PTX line {l})"))
+                )));
+            }
+        }
+        if self.count == 0 {
+            return Ok(());
+        }
+        for (at, path) in &self.branches {
+            let Stmt::Instr(instr) = &mut body[*at] else {
+                continue;
+            };
+            let Some(target) = instr.operands.first_mut() else {
+                continue;
+            };
+            let scopes = path.iter().rev().copied().chain([0]);
+            if let Some(block) = scopes
+                .into_iter()
+                .find(|b| defined.contains_key(&(*b, target.clone())))
+            {
+                *target = qualified(target, block);
+            }
+        }
+        for (at, path) in &self.labels {
+            if let Stmt::Label(name) = &mut body[*at] {
+                *name = qualified(name, path.last().copied().unwrap_or(0));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A label's name in the flattened body: as written in the body's own block, `NAME@N` in
+/// nested block N.
+fn qualified(name: &str, block: u32) -> String {
+    if block == 0 {
+        name.to_string()
+    } else {
+        format!("{name}@{block}")
+    }
+}
+
 /// Parses statements from `i` to the matching close brace; returns them and the index of that
-/// brace. Nested blocks (inline asm, call sequences) are flattened.
+/// brace. Nested blocks (inline asm, call sequences) are flattened; their labels are renamed as
+/// [`BlockLabels`] says.
 fn parse_body(
     ps: &[Piece],
     mut i: usize,
@@ -569,16 +663,25 @@ fn parse_body(
     let mut out = Vec::new();
     let mut loc = LocState::new(files);
     let mut depth = 1;
+    let mut blocks = BlockLabels::default();
     while i < ps.len() {
         match &ps[i] {
-            Piece::Open => depth += 1,
+            Piece::Open => {
+                depth += 1;
+                blocks.open();
+            }
             Piece::Close => {
                 depth -= 1;
                 if depth == 0 {
+                    blocks.resolve(&mut out)?;
                     return Ok((out, i));
                 }
+                blocks.close();
             }
-            Piece::Label(l) => out.push(Stmt::Label(l.clone())),
+            Piece::Label(l) => {
+                blocks.label(out.len());
+                out.push(Stmt::Label(l.clone()));
+            }
             Piece::Text(s, line) => {
                 let line = *line;
                 if let Some(directive) =
@@ -603,7 +706,11 @@ fn parse_body(
                 } else if s.starts_with('.') || s.contains(".callprototype") {
                     // `.pragma`, `.maxntid`, prototypes: no effect on execution.
                 } else {
-                    out.push(Stmt::Instr(parse_instr(s, line, &loc)?));
+                    let instr = parse_instr(s, line, &loc)?;
+                    if instr.opcode == "bra" || instr.opcode.starts_with("bra.") {
+                        blocks.branch(out.len());
+                    }
+                    out.push(Stmt::Instr(instr));
                 }
             }
         }

@@ -192,6 +192,68 @@ fn unknown_symbols_and_labels_are_bad_input_naming_them() {
     }
 }
 
+/// A label is scoped to its `{ … }` block, as in PTX: an inline-`asm` loop inlined twice defines
+/// its label twice, once per block, and each `bra` means its own block's (or an enclosing
+/// block's). The simulator flattened the blocks and kept the last definition of a label, so the
+/// first loop's branch jumped into the second loop: here the count ends at 3 + 3 = 6 only when
+/// each loop runs its own three rounds (the old code gave another count).
+#[test]
+fn labels_are_scoped_to_their_block() {
+    let one_loop = |add: u32| {
+        format!(
+            "	{{ .reg .pred %d; .reg .b32 %i; mov.u32 %i, 0;
+             W:
+	add.u32 %r1, %r1, {add};
+	add.u32 %i, %i, 1;
+             	setp.lt.u32 %d, %i, 3;
+	@%d bra W;
+	bra $out;
+	}}
+$out:
+"
+        )
+    };
+    // The second loop's `$out` is a label of the body's own block, defined once: the first
+    // block's `bra $out` needs the outer scope. So the body defines a distinct exit per loop.
+    let body = format!(
+        "	mov.u32 %r1, 0;
+{}{}	st.global.u32 [%rd1], %r1;
+",
+        one_loop(1).replace("$out", "$out1"),
+        one_loop(1).replace("$out", "$out2"),
+    );
+    assert_eq!(first_word(&module(&body)), 6);
+    // A label used before its block defines it (a forward branch inside the block).
+    let body = "	mov.u32 %r1, 5;
+	{ .reg .pred %d; setp.eq.u32 %d, 1, 1;
+	@%d bra SKIP;
+                	mov.u32 %r1, 9;
+SKIP:
+	}
+	{ bra SKIP;
+	mov.u32 %r1, 7;
+SKIP:
+	}
+                	st.global.u32 [%rd1], %r1;
+";
+    assert_eq!(first_word(&module(body)), 5);
+}
+
+#[test]
+fn a_label_defined_twice_in_one_block_is_refused() {
+    // ptxas: "Duplicate definition of label". The old simulator kept the last one.
+    let ptx = module(
+        "	bra $l;
+$l:
+	mov.u32 %r1, 1;
+$l:
+",
+    );
+    let (code, err) = command("duplicate_label", &ptx);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("label `$l` is defined twice"), "{err}");
+}
+
 /// `module(body)` with `vars` declared before the kernel.
 fn with_vars(vars: &str, body: &str) -> String {
     module(body).replace(".visible .entry", &format!("{vars}.visible .entry"))
