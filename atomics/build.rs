@@ -9,12 +9,20 @@
 //! * `cfg(ptx_isa_at_least = "NN")` for every known version NN ≤ V (`"71"`, `"83"`, `"86"`, …),
 //!   which the gates read instead of `target_feature = "ptxNN"`;
 //! * the environment variable `SCOPED_ATOMICS_PTX_TARGET` (e.g. `sm_100 with PTX ISA 8.6`), which
-//!   the compile errors quote, so that a refused build names its CPU and version.
+//!   the compile errors quote, so that a refused build names its CPU and version;
+//! * `cfg(hardware_barrier)` where the block barrier in shared memory is the hardware `mbarrier`:
+//!   sm_80 or newer **and** PTX ISA 7.1 or newer. Its waits name a phase by its parity
+//!   (`mbarrier.test_wait.parity`, ISA 7.1), the only form PTX defines for every phase a safe
+//!   program can hold a token of (the state-token forms are undefined on a token two phases
+//!   old). An sm_80 build at ISA 7.0 uses the generic barrier, which checks a token's age.
 //!
 //! The CPU is the last `-C target-cpu=` of `CARGO_ENCODED_RUSTFLAGS`; without one, the newest
 //! `sm_NN` target feature (rustc's default CPU is sm_70). The explicit version is the newest
 //! `ptxNN` target feature. The build's version is the larger of the two (LLVM refuses an explicit
-//! version below the CPU's minimum).
+//! version below the CPU's minimum), or the version in `SCOPED_ATOMICS_PTX_ISA` (e.g. `71`) if
+//! larger: scoped-atomics-build sets it where it raises the `.version` of the PTX it writes above
+//! LLVM's (sm_80: 7.1). Set it only where the PTX's `.version` is raised to match: the gates then
+//! emit instructions of that version.
 
 use std::env;
 
@@ -88,6 +96,7 @@ fn main() {
         "cargo::rustc-check-cfg=cfg(ptx_isa_at_least, values({}))",
         values.join(", ")
     );
+    println!("cargo::rustc-check-cfg=cfg(hardware_barrier)");
     if env::var("CARGO_CFG_TARGET_ARCH").as_deref() != Ok("nvptx64") {
         println!("cargo::rustc-env=SCOPED_ATOMICS_PTX_TARGET=a target other than nvptx64");
         return;
@@ -107,9 +116,19 @@ fn main() {
             .unwrap_or(RUSTC_FLOOR)
     });
     let explicit = newest_feature(&features, "ptx").unwrap_or(0);
-    let version = from_cpu.max(explicit);
+    // The version scoped-atomics-build raises the PTX's `.version` to (sm_80: 7.1), which LLVM
+    // does not know: without `+ptx71`, about which rustc warns in every crate of the build.
+    println!("cargo::rerun-if-env-changed=SCOPED_ATOMICS_PTX_ISA");
+    let raised = env::var("SCOPED_ATOMICS_PTX_ISA")
+        .ok()
+        .and_then(|v| v.trim().parse::<u32>().ok())
+        .unwrap_or(0);
+    let version = from_cpu.max(explicit).max(raised);
     for v in VERSIONS.iter().filter(|&&v| v <= version) {
         println!("cargo::rustc-cfg=ptx_isa_at_least=\"{v}\"");
+    }
+    if features.split(',').any(|f| f == "sm_80") && version >= 71 {
+        println!("cargo::rustc-cfg=hardware_barrier");
     }
     println!(
         "cargo::rustc-env=SCOPED_ATOMICS_PTX_TARGET={cpu} with PTX ISA {}.{}",

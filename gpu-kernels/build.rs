@@ -305,8 +305,8 @@ fn sync_kernels(out: &mut String) {
          let token = barrier.arrive();\n    \
          barrier.wait(token);\n}\n\n",
     );
-    // Issue 14: the hardware forms of the non-blocking, timed and parity waits (the parity forms
-    // need PTX ISA 7.1 on sm_80).
+    // Issue 14: the hardware forms of the non-blocking, timed and parity waits (the hardware
+    // barrier needs PTX ISA 7.1 on sm_80; at 7.0 a block barrier is the generic one).
     out.push_str(
         "#[unsafe(no_mangle)]\npub unsafe extern \"ptx-kernel\" fn sync_barrier_shared_timed_block() {\n    \
          use core::time::Duration;\n    \
@@ -413,13 +413,6 @@ fn sync_kernels(out: &mut String) {
                 out.push_str("#[cfg(target_feature = \"sm_90\")]\n");
             }
             let primitive = primitive.replace("{S}", scope_type);
-            // A block barrier's parity waits need PTX ISA 7.1 on sm_80 (a compile-time error at
-            // the default 7.0, where the barrier may be the hardware `mbarrier`).
-            if scope_name == "block" && operation.contains("parity") {
-                out.push_str(
-                    "#[cfg(any(not(target_feature = \"sm_80\"), target_feature = \"ptx71\", target_feature = \"sm_90\"))]\n",
-                );
-            }
             writeln!(
                 out,
                 "#[unsafe(no_mangle)]\npub unsafe extern \"ptx-kernel\" fn sync_{operation}_{scope_name}(b: *const scoped_atomics::{primitive}) {{\n    \

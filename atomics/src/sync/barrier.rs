@@ -89,7 +89,7 @@ pub(super) const MBARRIER: u32 = 1 << 31;
 /// what an `mbarrier` holds (2²⁰ − 1).
 #[inline(always)]
 pub(super) const fn max_of<S: Scope>() -> u32 {
-    #[cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]
+    #[cfg(hardware_barrier)]
     if matches!(S::KIND, crate::ScopeKind::Block) {
         return super::mbarrier::MAX;
     }
@@ -226,8 +226,7 @@ impl<F: FnMut()> BarrierCompletion for F {
 unsafe impl<S: Scope, F: Send> Sync for Barrier<S, F> {}
 
 /// The phase a thread arrived in, for [`Barrier::wait`] and [`Barrier::try_wait`] (and its timed
-/// forms); `cuda::barrier::arrival_token`. It has no parity accessor: on the hardware barrier it
-/// is the `mbarrier` state, whose encoding the PTX ISA leaves unspecified (see
+/// forms); `cuda::barrier::arrival_token`. It has no parity accessor, as libcu++'s has none (see
 /// [`Barrier::wait_parity`] for waiting by parity).
 ///
 /// ```
@@ -239,8 +238,9 @@ unsafe impl<S: Scope, F: Send> Sync for Barrier<S, F> {}
 #[must_use = "pass the token to `Barrier::wait`; to arrive without waiting, drop it explicitly"]
 #[derive(Debug, PartialEq, Eq)]
 pub struct ArrivalToken {
-    /// The phase (generic barrier), or the `mbarrier` state token (hardware barrier).
-    pub(super) token: u64,
+    /// The phase (generic barrier), or its parity, 0 or 1 (hardware barrier: the `.parity`
+    /// waits are defined for a token of any age, the state-token waits are not; `mbarrier.rs`).
+    pub(super) token: u32,
     /// Whether this arrival was the last of its phase (generic barrier); always `false` on the
     /// hardware barrier, whose arrival does not look at the barrier after it (see `mbarrier.rs`).
     pub(super) completed: bool,
@@ -467,10 +467,10 @@ fn stale_token(phase: u32, now: u32) -> ! {
 }
 
 /// What tells a hardware barrier: its `mbarrier` object, on sm_80+; elsewhere there is none.
-#[cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]
+#[cfg(hardware_barrier)]
 pub(super) type Hardware = *const u64;
 /// What tells a hardware barrier: its `mbarrier` object, on sm_80+; elsewhere there is none.
-#[cfg(not(all(target_arch = "nvptx64", target_feature = "sm_80")))]
+#[cfg(not(hardware_barrier))]
 pub(super) type Hardware = core::convert::Infallible;
 
 /// The phase word's operations. On the device they address it from the count word's register
@@ -536,18 +536,14 @@ impl<S: Scope, F> Barrier<S, F> {
 impl<S: Scope, F: BarrierCompletion> Barrier<S, F> {
     /// The `mbarrier` object of a block barrier made by `init_in_place` in shared memory (for
     /// the parity waits, which have no token to tell).
-    #[cfg(all(
-        target_arch = "nvptx64",
-        target_feature = "sm_80",
-        ptx_isa_at_least = "71"
-    ))]
+    #[cfg(hardware_barrier)]
     #[inline(always)]
     pub(super) fn mbarrier(&self) -> Option<*const u64> {
         self.hardware_or_phase().err()
     }
 
     /// The count word as an `mbarrier` object: for a barrier whose token says it is one.
-    #[cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]
+    #[cfg(hardware_barrier)]
     #[inline(always)]
     pub(super) fn object(&self) -> *const u64 {
         self.state.as_ptr().cast_const()
@@ -559,7 +555,7 @@ impl<S: Scope, F: BarrierCompletion> Barrier<S, F> {
     /// generic), whose phase is not loaded here.
     #[inline(always)]
     pub(super) fn hardware_or_phase(&self) -> Result<Option<u32>, Hardware> {
-        #[cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]
+        #[cfg(hardware_barrier)]
         if matches!(S::KIND, crate::ScopeKind::Block) {
             let phase = self.load_phase(Relaxed);
             return if phase & MBARRIER != 0 {

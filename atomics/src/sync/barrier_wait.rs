@@ -18,30 +18,24 @@
 //! * Generic barrier: an `Acquire` load of the phase word, comparing the phase with the token's
 //!   phase or the parity; the timed forms poll it with the back-off and clock of every timed wait
 //!   ([`crate::sync`]).
-//! * Hardware barrier (`init_in_place` in block-shared memory, sm_80+): `mbarrier.test_wait`
-//!   (`.parity`) on sm_80, polled with the same back-off for the timed forms; on sm_90
-//!   `mbarrier.try_wait` (`.parity`), the hardware suspending the thread, with the time left as
+//! * Hardware barrier (`init_in_place` in block-shared memory, sm_80+ at PTX ISA 7.1+; a
+//!   token is its phase's parity there): `mbarrier.test_wait.parity` on sm_80, polled with the
+//!   same back-off for the timed forms; on sm_90 `mbarrier.try_wait.parity`, the hardware suspending the thread, with the time left as
 //!   its `suspendTimeHint` for the timed forms, repeated until the phase ends or the time is up
 //!   (`%globaltimer`). The blocking `wait_parity` is, like `wait`, a loop on
 //!   `mbarrier.try_wait.parity` on sm_90 (no back-off: the hardware suspends the thread) and
 //!   `mbarrier.test_wait.parity` polled with back-off on sm_80.
 //!
 //! # No parity accessor on tokens
-//! libcu++ gives none, and the hardware token is the `mbarrier` state, whose encoding is
-//! unspecified by the PTX ISA: the parity of a token's phase cannot be read from it portably.
+//! libcu++ gives none; the generic barrier's token is a phase number, the hardware one's the
+//! parity read at the arrival, which is not part of the API.
 
 use super::barrier::{check_owner, check_token};
-#[cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]
+#[cfg(hardware_barrier)]
 use super::mbarrier::{self, Phase};
 use super::wait::{Deadline as Timer, key, wait_until};
 use super::{ArrivalToken, Barrier, BarrierCompletion};
 use crate::Scope;
-#[cfg(all(
-    target_arch = "nvptx64",
-    target_feature = "sm_80",
-    not(ptx_isa_at_least = "71")
-))]
-use crate::ScopeKind;
 use crate::time::Deadline;
 use core::borrow::Borrow;
 use core::sync::atomic::Ordering::Acquire;
@@ -59,7 +53,7 @@ impl<S: Scope, F: BarrierCompletion> Barrier<S, F> {
     /// before their arrivals, and the phase's completion, happens before this returns — as for
     /// [`wait`](Self::wait). Takes the token by reference (to try again) or by value.
     ///
-    /// On the hardware barrier of sm_90 this is one `mbarrier.try_wait`, which may suspend the
+    /// On the hardware barrier of sm_90 this is one `mbarrier.try_wait.parity`, which may suspend the
     /// thread for a short, system-dependent time while the phase is not over (as libcu++'s).
     ///
     /// # Panics
@@ -84,13 +78,13 @@ impl<S: Scope, F: BarrierCompletion> Barrier<S, F> {
         if token.completed {
             return true;
         }
-        #[cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]
+        #[cfg(hardware_barrier)]
         if matches!(S::KIND, crate::ScopeKind::Block) && token.hardware {
             // SAFETY: the token's arrival found an initialised `mbarrier` in block-shared memory;
             // the token is of the current or the preceding phase (the caller's side of `wait`).
-            return unsafe { mbarrier::try_once(self.object(), Phase::Token(token.token)) };
+            return unsafe { mbarrier::try_once(self.object(), Phase(token.token)) };
         }
-        let phase = token.token as u32;
+        let phase = token.token;
         let now = self.current_phase();
         check_token::<S>(phase, now);
         now != phase
@@ -125,14 +119,12 @@ impl<S: Scope, F: BarrierCompletion> Barrier<S, F> {
         if token.completed {
             return true;
         }
-        #[cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]
+        #[cfg(hardware_barrier)]
         if matches!(S::KIND, crate::ScopeKind::Block) && token.hardware {
             // SAFETY: as in `try_wait`.
-            return unsafe {
-                mbarrier::wait_for(self.object(), Phase::Token(token.token), timeout)
-            };
+            return unsafe { mbarrier::wait_for(self.object(), Phase(token.token), timeout) };
         }
-        let phase = token.token as u32;
+        let phase = token.token;
         let mut now = phase;
         let ended = Timer::after(timeout).wait_until(key(&self.phase), || {
             now = self.current_phase();
@@ -190,16 +182,11 @@ impl<S: Scope, F: BarrierCompletion> Barrier<S, F> {
     #[inline]
     pub fn try_wait_parity(&self, parity: bool) -> bool {
         super::debug_assert_not_local(self);
-        parity_supported::<S>();
-        #[cfg(all(
-            target_arch = "nvptx64",
-            target_feature = "sm_80",
-            ptx_isa_at_least = "71"
-        ))]
+        #[cfg(hardware_barrier)]
         if let Some(object) = self.mbarrier() {
             // SAFETY: `mbarrier()` found an initialised `mbarrier` in block-shared memory; a
             // parity names the current or the preceding phase.
-            return unsafe { mbarrier::try_once(object, Phase::Parity(parity)) };
+            return unsafe { mbarrier::try_once(object, Phase::parity(parity)) };
         }
         self.parity_ended(parity)
     }
@@ -231,15 +218,10 @@ impl<S: Scope, F: BarrierCompletion> Barrier<S, F> {
     #[inline]
     pub fn wait_parity(&self, parity: bool) {
         super::debug_assert_not_local(self);
-        parity_supported::<S>();
-        #[cfg(all(
-            target_arch = "nvptx64",
-            target_feature = "sm_80",
-            ptx_isa_at_least = "71"
-        ))]
+        #[cfg(hardware_barrier)]
         if let Some(object) = self.mbarrier() {
             // SAFETY: as in `try_wait_parity`.
-            return unsafe { mbarrier::wait(object, Phase::Parity(parity)) };
+            return unsafe { mbarrier::wait(object, Phase::parity(parity)) };
         }
         wait_until(key(&self.phase), || self.parity_ended(parity));
     }
@@ -260,15 +242,10 @@ impl<S: Scope, F: BarrierCompletion> Barrier<S, F> {
     #[inline]
     pub fn try_wait_parity_for(&self, parity: bool, timeout: Duration) -> bool {
         super::debug_assert_not_local(self);
-        parity_supported::<S>();
-        #[cfg(all(
-            target_arch = "nvptx64",
-            target_feature = "sm_80",
-            ptx_isa_at_least = "71"
-        ))]
+        #[cfg(hardware_barrier)]
         if let Some(object) = self.mbarrier() {
             // SAFETY: as in `try_wait_parity`.
-            return unsafe { mbarrier::wait_for(object, Phase::Parity(parity), timeout) };
+            return unsafe { mbarrier::wait_for(object, Phase::parity(parity), timeout) };
         }
         Timer::after(timeout).wait_until(key(&self.phase), || self.parity_ended(parity))
     }
@@ -288,30 +265,5 @@ impl<S: Scope, F: BarrierCompletion> Barrier<S, F> {
     #[inline]
     pub fn try_wait_parity_until(&self, parity: bool, deadline: impl Deadline) -> bool {
         self.try_wait_parity_for(parity, deadline.time_left())
-    }
-}
-
-/// The parity waits of a hardware barrier are `mbarrier.test_wait.parity` /
-/// `mbarrier.try_wait.parity`, which need PTX ISA 7.1: built for sm_80 at PTX ISA 7.0 (the
-/// default of `-C target-cpu=sm_80`), a parity wait on a `Barrier<Block>` — which may be the
-/// hardware barrier — is a compile-time error that says so; other scopes use the generic barrier.
-#[inline(always)]
-fn parity_supported<S: Scope>() {
-    #[cfg(all(
-        target_arch = "nvptx64",
-        target_feature = "sm_80",
-        not(ptx_isa_at_least = "71")
-    ))]
-    const {
-        assert!(
-            !matches!(S::KIND, ScopeKind::Block),
-            concat!(
-                "scoped-atomics: the parity waits of a Barrier<Block> need PTX ISA 7.1 on sm_80 \
-                 (mbarrier.test_wait.parity), and this crate was compiled for ",
-                env!("SCOPED_ATOMICS_PTX_TARGET"),
-                ". With scoped-atomics-build: `PtxBuilder::arch(\"sm_80\").ptx_isa(7, 1)`; with \
-                 cargo: `-C target-feature=+ptx71` in RUSTFLAGS"
-            )
-        )
     }
 }

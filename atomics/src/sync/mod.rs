@@ -57,7 +57,7 @@
 //!   doubling up to 64 µs (65 536 ns). A sleep is never longer than the time already waited, so a
 //!   waiter sees the condition at most about twice as late as it became true, and the cap bounds
 //!   that delay in long waits while keeping waiting warps off the memory system. Timed waits read
-//!   `%globaltimer`. The hardware barrier's timed waits on sm_90 are `mbarrier.try_wait` with the
+//!   `%globaltimer`. The hardware barrier's timed waits on sm_90 are `mbarrier.try_wait.parity` with the
 //!   time left as its `suspendTimeHint` (the hardware suspends the thread). Notifying does nothing. Waiting for a thread of the same warp relies on the
 //!   independent thread scheduling of sm_70 and newer; a `Barrier<Device>` (or any wait for another
 //!   block) needs every participating block to be resident at once (a cooperative launch, or a
@@ -127,9 +127,10 @@
 //!
 //! # The hardware barrier
 //! A `Barrier<Block>` initialised with `Barrier::init_in_place` in block-shared memory on sm_80
-//! and newer (detected with `isspacep.shared`) is the hardware `mbarrier`, as in libcu++: one
-//! `mbarrier.arrive` per arrival, and `mbarrier.try_wait` (sm_90) or `mbarrier.test_wait`
-//! (sm_80) in the waits; it has no completion function
+//! and newer, built for PTX ISA 7.1 or newer (detected with `isspacep.shared`), is the hardware
+//! `mbarrier`, as in libcu++: one `mbarrier.arrive` per arrival after a read of the phase's
+//! parity, and `mbarrier.try_wait.parity` (sm_90) or `mbarrier.test_wait.parity` (sm_80) in the
+//! waits; it has no completion function
 //! and cannot detect an excess arrival. Every other barrier uses the generic algorithm above,
 //! which is correct at every scope. Both keep one contract:
 //! * **Lifetime.** From `mbarrier.init` to `mbarrier.inval` the state word is an `mbarrier`
@@ -137,12 +138,13 @@
 //!   `Debug`). Before the memory is initialised again or reused,
 //!   [`Barrier::invalidate_in_place`] ends its life.
 //! * **Tokens.** `wait` takes a token of the current or the preceding phase (C++'s and libcu++'s
-//!   contract; `mbarrier.test_wait` knows no older phase). The generic barrier also accepts a
-//!   token whose own arrival completed its phase, however old, and reports any other older
-//!   token; on the hardware one an older token is undefined, as in libcu++. An arrival does not
-//!   look at the barrier after it (no test of the fresh token, which PTX leaves undefined once
-//!   the barrier is two phases on), so a fire-and-forget `let _ = b.arrive()` is the
-//!   `mbarrier.arrive` alone.
+//!   contract). The generic barrier also accepts a token whose own arrival completed its phase,
+//!   however old, and reports any other older token. The hardware one keeps only the phase's
+//!   parity (read with `mbarrier.test_wait.parity` before the `mbarrier.arrive`) and waits with
+//!   the `.parity` forms, which PTX defines for any parity — unlike the state-token forms, which
+//!   are undefined on a token two phases old, as safe code can hold one (a thread arriving twice
+//!   before it waits, or threads that end two phases between another thread's arrival and its
+//!   first test). An older token there waits for the next end of a phase of its parity.
 //! * **Phases observed (hardware only).** PTX requires that each phase of an `mbarrier` be seen
 //!   complete by a wait — an `mbarrier.test_wait`/`try_wait` that returns true — before any
 //!   arrival in the next phase. So on the hardware barrier a thread arrives in phase *k* + 1 only

@@ -477,4 +477,7 @@ mod backend {
 
 #[cfg(target_arch = "nvptx64")]
 pub(crate) use backend::global_timer;
+// The hardware barrier's sm_80 wait polls with the same back-off inside its `asm` loop.
 pub(crate) use backend::{Deadline, wait_until, wake_all};
+#[cfg(all(hardware_barrier, not(target_feature = "sm_90")))]
+pub(crate) use backend::{POLLS, SLEEP_MAX_NS, SLEEP_MIN_NS};

@@ -68,6 +68,20 @@ pub const PTX_ISAS: [(u8, u8); 23] = [
     (8, 7),
 ];
 
+/// The oldest PTX ISA version the builder writes for sm_80 when none is asked for: 7.1, where
+/// LLVM would write 7.0. The hardware block barrier's waits are `mbarrier.test_wait.parity` /
+/// `try_wait.parity` (ISA 7.1), the only `mbarrier` waits PTX defines for every token safe code
+/// can hold; nvcc has written 7.1 or newer for sm_80 since CUDA 11.1. The builder raises the
+/// `.version` of the PTX itself (ISA 7.1 is a superset of 7.0) and tells the library's build
+/// script with [`ISA_ENV`], instead of `-C target-feature=+ptx71`, about which rustc warns in
+/// every crate of the build.
+const SM_80_FLOOR: (u8, u8) = (7, 1);
+
+/// The environment variable through which the builder tells `scoped-atomics`'s build script the
+/// PTX ISA version it raises a build's `.version` to (`71`): the library's `cfg` gates then see
+/// the version the PTX file has.
+pub const ISA_ENV: &str = "SCOPED_ATOMICS_PTX_ISA";
+
 /// The newest PTX ISA version `rustc` knows as a `target_feature` (so that `cfg` sees it);
 /// newer ones (8.8, 9.0) reach LLVM only as the minimum of an architecture.
 const NEWEST_CFG_ISA: (u8, u8) = (8, 7);
@@ -105,6 +119,7 @@ impl GpuTarget {
             .ok_or_else(|| Error::UnknownArch(arch.to_string()))?;
         let cpu = name.strip_suffix("_ptx86").unwrap_or(name);
         let isa = match ptx_isa {
+            None if cpu == "sm_80" => min.max(SM_80_FLOOR),
             None => min,
             Some(isa) if !PTX_ISAS.contains(&isa) => {
                 return Err(Error::UnknownPtxIsa(format!(
@@ -206,10 +221,61 @@ impl GpuTarget {
     pub fn rustflags(&self) -> Vec<String> {
         let mut flags = vec![format!("-Ctarget-cpu={}", self.cpu)];
         let isa = self.ptx_isa.min(NEWEST_CFG_ISA);
-        if isa > self.emitted_without_feature() {
+        if isa > self.emitted_without_feature() && self.raised_version().is_none() {
             flags.push(format!("-Ctarget-feature=+ptx{}{}", isa.0, isa.1));
         }
         flags
+    }
+
+    /// The `.version` the builder writes over LLVM's, where it raises it (sm_80 without an ISA
+    /// asked for: 7.1, see [`ISA_ENV`]); `None` where the PTX keeps LLVM's.
+    ///
+    /// ```
+    /// use scoped_atomics_build::GpuTarget;
+    /// let t = GpuTarget::new("sm_80", None)?;
+    /// assert_eq!((t.ptx_isa(), t.raised_version()), ((7, 1), Some((7, 1))));
+    /// assert_eq!(t.rustflags(), ["-Ctarget-cpu=sm_80"]); // no `+ptx71`, so no rustc warning
+    /// assert_eq!(t.build_env(), Some(("SCOPED_ATOMICS_PTX_ISA", "71".to_string())));
+    /// assert_eq!(GpuTarget::new("sm_80", Some((7, 0)))?.raised_version(), None);
+    /// # Ok::<(), scoped_atomics_build::Error>(())
+    /// ```
+    pub fn raised_version(&self) -> Option<(u8, u8)> {
+        let raised = !self.explicit_isa && self.arch == "sm_80";
+        (raised && self.ptx_isa > self.emitted_without_feature()).then_some(self.ptx_isa)
+    }
+
+    /// The environment variable of the build that tells the library's build script the
+    /// raised version ([`ISA_ENV`]), where the builder raises it.
+    pub fn build_env(&self) -> Option<(&'static str, String)> {
+        self.raised_version()
+            .map(|(major, minor)| (ISA_ENV, format!("{major}{minor}")))
+    }
+
+    /// The PTX as the builder writes it: LLVM's `.version` line replaced by the
+    /// [`raised_version`](Self::raised_version), where there is one (`None`: unchanged).
+    ///
+    /// ```
+    /// use scoped_atomics_build::GpuTarget;
+    /// let t = GpuTarget::new("sm_80", None)?;
+    /// let ptx = "//\n.version 7.0\n.target sm_80\n";
+    /// assert_eq!(t.raise_version(ptx).as_deref(), Some("//\n.version 7.1\n.target sm_80\n"));
+    /// assert_eq!(t.raise_version("//\n.version 7.1\n.target sm_80\n"), None); // already
+    /// # Ok::<(), scoped_atomics_build::Error>(())
+    /// ```
+    pub fn raise_version(&self, ptx: &str) -> Option<String> {
+        let (major, minor) = self.raised_version()?;
+        let mut offset = 0;
+        for line in ptx.split_inclusive('\n') {
+            let text = line.trim_end();
+            if let Some(version) = text.strip_prefix(".version ") {
+                let older = parse_ptx_isa(version.trim()).is_some_and(|v| v < (major, minor));
+                let end = offset + text.len();
+                return older
+                    .then(|| format!("{}.version {major}.{minor}{}", &ptx[..offset], &ptx[end..]));
+            }
+            offset += line.len();
+        }
+        None
     }
 
     /// The PTX ISA version LLVM emits for the architecture without a `+ptxNN` feature: the
@@ -258,7 +324,8 @@ mod tests {
     fn every_arch_is_accepted_with_its_oldest_isa_and_a_newer_one() {
         for (arch, min) in ARCHS {
             let t = GpuTarget::new(arch, None).unwrap();
-            assert_eq!(t.ptx_isa(), min, "{arch}");
+            let expected = if arch == "sm_80" { SM_80_FLOOR } else { min };
+            assert_eq!(t.ptx_isa(), expected, "{arch}");
             assert_eq!(t.name(), arch);
             assert!(t.rustflags()[0].ends_with(t.cpu()), "{arch}");
             if min < (8, 7) {

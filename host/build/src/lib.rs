@@ -68,7 +68,7 @@ mod tools;
 
 use crate_info::{dep_info_sources, lib_name, package_name};
 pub use error::{Error, ptxas_error};
-pub use gpu_target::{ARCHS, GpuTarget, PTX_ISAS, parse_ptx_isa};
+pub use gpu_target::{ARCHS, GpuTarget, ISA_ENV, PTX_ISAS, parse_ptx_isa};
 pub use tools::find_tools;
 
 use ptx::Toolchain;
@@ -150,9 +150,11 @@ impl PtxBuilder {
 
     /// The PTX ISA version, one of [`PTX_ISAS`] and not older than the architecture's oldest
     /// (by default that oldest): e.g. `.arch("sm_70").ptx_isa(8, 3)` for 128-bit loads and
-    /// stores on Volta, `.arch("sm_80").ptx_isa(7, 1)` for the parity waits of a
-    /// `Barrier<Block>`. It reaches every crate of the build (`-C target-feature=+ptx83`), so
-    /// the library's `cfg` gates see it. The PTX file is then `<crate>.sm_70_ptx83.ptx`.
+    /// stores on Volta. It reaches every crate of the build (`-C target-feature=+ptx83`), so
+    /// the library's `cfg` gates see it. The PTX file is then `<crate>.sm_70_ptx83.ptx`. sm_80
+    /// without a version asked for is written as PTX ISA 7.1 (the hardware block barrier's
+    /// `.parity` waits; see [`GpuTarget::raised_version`]); `.ptx_isa(7, 0)` keeps LLVM's 7.0,
+    /// where the library's block barriers use the generic algorithm.
     ///
     /// ```
     /// let b = scoped_atomics_build::PtxBuilder::new("kernels").arch("sm_70").ptx_isa(8, 3);
@@ -364,6 +366,13 @@ impl PtxBuilder {
         let out = out_dir.join(format!("{lib}.{}{lines}.ptx", target.name()));
         let target_dir = out_dir.join("target").join(target.name());
         self.cargo_build(&tools, &target, &manifest, &target_dir, &out)?;
+        if target.raised_version().is_some() {
+            let io = |e: std::io::Error| Error::Io(format!("{}: {e}", out.display()));
+            let ptx = fs::read_to_string(&out).map_err(io)?;
+            if let Some(raised) = target.raise_version(&ptx) {
+                fs::write(&out, raised).map_err(io)?;
+            }
+        }
         if self.line_tables {
             let io = |e: std::io::Error| Error::Io(format!("{}: {e}", out.display()));
             let ptx = fs::read_to_string(&out).map_err(io)?;
@@ -397,6 +406,9 @@ impl PtxBuilder {
         for attempt in 0..2 {
             let mut cmd = Command::new(&tools.cargo);
             ptx::clean_env(&mut cmd);
+            if let Some((name, value)) = target.build_env() {
+                cmd.env(name, value);
+            }
             cmd.current_dir(manifest.parent().unwrap_or(Path::new(".")))
                 .arg(format!("+{}", tools.nightly))
                 .args(["rustc", "--lib", "--manifest-path"])

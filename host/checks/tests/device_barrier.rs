@@ -616,11 +616,22 @@ fn sm90_hardware_waits_loop_on_try_wait_without_nanosleep() {
                 .any(|m| m.starts_with("nanosleep") || m.starts_with("mbarrier.test_wait")),
             "sm_90 {name}: the wait loop backs off or polls test_wait: {body:?}"
         );
+        // Issue 29: the only `mbarrier.test_wait` left is an arrival's read of its phase's
+        // parity (`mbarrier.test_wait.parity …, 0`), never a wait.
+        let tests: Vec<String> = items
+            .iter()
+            .filter_map(|i| match i {
+                Item::Instr(i) if i.mnemonic.starts_with("mbarrier.test_wait") => {
+                    Some(format!("{} {}", i.mnemonic, i.operands))
+                }
+                _ => None,
+            })
+            .collect();
         assert!(
-            !items
+            tests
                 .iter()
-                .any(|i| mnemonic(i).starts_with("mbarrier.test_wait")),
-            "sm_90 {name}: a mbarrier.test_wait"
+                .all(|t| t.contains(".parity") && t.trim_end().ends_with(", 0")),
+            "sm_90 {name}: a mbarrier.test_wait that is not the arrival's parity read: {tests:?}"
         );
     }
 }
@@ -642,10 +653,12 @@ fn operands_of(kernels: &[Kernel], kernel: &str, mnemonic: &str) -> Vec<Vec<Stri
 }
 
 /// Issue 14: the hardware forms of `try_wait`, `try_wait_for`, `try_wait_until` and the parity
-/// waits. sm_80 (PTX ISA 7.0): `mbarrier.test_wait` polled against `%globaltimer`, no parity
-/// form (PTX ISA 7.1). sm_90: `mbarrier.try_wait` without (`try_wait`) and with (`try_wait_for`,
-/// `try_wait_until`) a `suspendTimeHint`, `mbarrier.try_wait.parity` likewise (and, since issue
-/// 23, no `mbarrier.test_wait` at all: `wait` and `wait_parity` loop on `mbarrier.try_wait`).
+/// waits. sm_80 (PTX ISA 7.1): `mbarrier.test_wait.parity` polled against `%globaltimer`.
+/// sm_90: `mbarrier.try_wait.parity` without (`try_wait`, `wait_parity`) and with
+/// (`try_wait_for`, `try_wait_until`) a `suspendTimeHint`, and (since issue 23) no
+/// `mbarrier.test_wait` in a wait: `wait` and `wait_parity` loop on `mbarrier.try_wait`. Since
+/// issue 29 every wait is a `.parity` form (a token is its phase's parity), and the only
+/// `mbarrier.test_wait` on sm_90 is an arrival's read of that parity (operand 0).
 #[test]
 fn hardware_timed_and_parity_waits_use_the_mbarrier_forms() {
     let Some(sm80) = build("barrier-device-path", GENERIC, Target::Sm80) else {
@@ -657,8 +670,12 @@ fn hardware_timed_and_parity_waits_use_the_mbarrier_forms() {
         "sm_80: the timed forms do not read %globaltimer: {body:#?}"
     );
     assert!(
-        !operands_of(&sm80, "timed_shared", "mbarrier.test_wait.b64").is_empty(),
-        "sm_80: no mbarrier.test_wait"
+        !operands_of(&sm80, "timed_shared", "mbarrier.test_wait.parity.b64").is_empty(),
+        "sm_80: no mbarrier.test_wait.parity"
+    );
+    assert!(
+        operands_of(&sm80, "timed_shared", "mbarrier.test_wait.b64").is_empty(),
+        "sm_80: a state-token mbarrier.test_wait"
     );
     assert!(
         operands_of(&sm80, "timed_shared", "mbarrier.try_wait").is_empty(),
@@ -667,50 +684,58 @@ fn hardware_timed_and_parity_waits_use_the_mbarrier_forms() {
     let Some(sm90) = build("barrier-device-path", GENERIC, Target::Sm90) else {
         return;
     };
-    let try_wait = operands_of(&sm90, "timed_shared", "mbarrier.try_wait.b64");
     assert!(
-        try_wait.iter().any(|o| o.len() == 3),
-        "sm_90: no mbarrier.try_wait without a time hint (try_wait): {try_wait:?}"
-    );
-    assert!(
-        try_wait.iter().filter(|o| o.len() == 4).count() >= 2,
-        "sm_90: no mbarrier.try_wait with a suspendTimeHint for try_wait_for and try_wait_until: {try_wait:?}"
+        operands_of(&sm90, "timed_shared", "mbarrier.try_wait.b64").is_empty(),
+        "sm_90: a state-token mbarrier.try_wait"
     );
     let parity = operands_of(&sm90, "timed_shared", "mbarrier.try_wait.parity.b64");
     assert!(
-        parity.iter().any(|o| o.len() == 3) && parity.iter().any(|o| o.len() == 4),
-        "sm_90: mbarrier.try_wait.parity without and with a time hint: {parity:?}"
+        parity.iter().any(|o| o.len() == 3),
+        "sm_90: no mbarrier.try_wait.parity without a time hint (try_wait): {parity:?}"
     );
-    // Issue 23, item 5: the blocking `wait_parity` loops on `mbarrier.try_wait.parity` too (the
-    // hardware suspend waits), where it polled `mbarrier.test_wait.parity` with `nanosleep`.
     assert!(
-        operands_of(&sm90, "timed_shared", "mbarrier.test_wait").is_empty(),
-        "sm_90: a wait polls mbarrier.test_wait"
+        parity.iter().filter(|o| o.len() == 4).count() >= 2,
+        "sm_90: no mbarrier.try_wait.parity with a suspendTimeHint for try_wait_for and try_wait_until: {parity:?}"
+    );
+    // Issue 23, item 5: the blocking waits loop on `mbarrier.try_wait.parity` (the hardware
+    // suspend waits), where they polled `mbarrier.test_wait` with `nanosleep`; the only
+    // `test_wait` left is the arrival's parity read.
+    let tests = operands_of(&sm90, "timed_shared", "mbarrier.test_wait");
+    assert!(
+        tests.iter().all(|o| o.last().is_some_and(|p| p == "0")),
+        "sm_90: a wait polls mbarrier.test_wait: {tests:?}"
     );
 }
 
-/// Issue 14: at sm_80 the parity forms need PTX ISA 7.1. Built with `+ptx71`, `wait_parity` and
-/// `try_wait_parity` of a block barrier are `mbarrier.test_wait.parity` (and ptxas accepts them);
-/// at the default PTX ISA 7.0, a parity wait on a `Barrier<Block>` is a compile-time error that
-/// says what to do, while one on a `Barrier<Device>` (never the hardware barrier) builds.
+/// Issue 14, and issue 29 item 2: at sm_80 the hardware barrier's waits are the `.parity` forms
+/// of PTX ISA 7.1 (its tokens are parities, the only `mbarrier` waits defined for every token
+/// safe code can hold). Built at 7.1 (the conformance flags, and the version scoped-atomics-build
+/// writes for sm_80), a block barrier's parity waits are `mbarrier.test_wait.parity`, which ptxas
+/// accepts. Built at LLVM's default 7.0 (`-C target-cpu=sm_80` alone), a block barrier is the
+/// generic one: no `mbarrier` instruction at all, and a parity wait builds (the old code refused
+/// it with a compile-time error, and used the hardware barrier with state-token waits).
 #[test]
-fn sm80_parity_waits_need_ptx71_and_say_so() {
+fn sm80_uses_the_hardware_barrier_from_ptx71_and_the_generic_one_at_70() {
     let Some(tc) = scratch::toolchain("device_barrier") else {
         return;
     };
     let target = Target::Sm80;
+    assert!(
+        target.rustflags().contains("+ptx71"),
+        "{}",
+        target.rustflags()
+    );
     let dir = scratch::crate_dir(
         &tc,
         "barrier-device-path",
         ", default-features = false",
         &format!("{}{GENERIC}", scratch::PRELUDE),
     );
-    let ptx71_dir = tc.target_dir(target).with_file_name("sm_80_ptx71");
     let (out, ptx) = scratch::build_with(
         &tc,
         &dir,
-        &ptx71_dir,
-        &format!("{} -Ctarget-feature=+ptx71", target.rustflags()),
+        &tc.target_dir(target),
+        &target.rustflags(),
         scratch::Extra::default(),
     );
     assert!(
@@ -726,38 +751,32 @@ fn sm80_parity_waits_need_ptx71_and_say_so() {
     );
     scoped_atomics_host::ptx::assemble(&tc, &ptx, target).unwrap_or_else(|e| panic!("ptxas: {e}"));
 
-    let source = |scope: &str| {
-        format!(
-            "{}#[unsafe(no_mangle)]\npub unsafe extern \"ptx-kernel\" fn parity(b: *const scoped_atomics::Barrier<scoped_atomics::{scope}>) {{\n    \
-             // SAFETY: the launcher passes a live barrier.\n    unsafe {{ &*b }}.wait_parity(false)\n}}\n",
-            scratch::PRELUDE
-        )
-    };
-    let build_scope = |scope: &str| {
-        let dir = scratch::crate_dir(
-            &tc,
-            &format!("parity-{}", scope.to_lowercase()),
-            ", default-features = false",
-            &source(scope),
-        );
-        scratch::build(&tc, &dir, target).0
-    };
-    let block = build_scope("Block");
-    let stderr = String::from_utf8_lossy(&block.stderr);
-    assert!(
-        !block.status.success(),
-        "a block parity wait built at PTX 7.0"
+    // LLVM's own version for sm_80: 7.0.
+    let ptx70_flags = target.rustflags().replace(" -C target-feature=+ptx71", "");
+    assert!(!ptx70_flags.contains("ptx71"), "{ptx70_flags}");
+    let ptx70_dir = tc.target_dir(target).with_file_name("sm_80_ptx70");
+    let (out, ptx) = scratch::build_with(
+        &tc,
+        &dir,
+        &ptx70_dir,
+        &ptx70_flags,
+        scratch::Extra::default(),
     );
     assert!(
-        stderr.contains("need PTX ISA 7.1 on sm_80") && stderr.contains("+ptx71"),
-        "the compile error does not say why: {stderr}"
+        out.status.success(),
+        "a block barrier at sm_80, PTX ISA 7.0, does not build: {}",
+        String::from_utf8_lossy(&out.stderr)
     );
-    let device = build_scope("Device");
+    let text = std::fs::read_to_string(&ptx).unwrap();
     assert!(
-        device.status.success(),
-        "{}",
-        String::from_utf8_lossy(&device.stderr)
+        text.lines().any(|l| l.trim() == ".version 7.0"),
+        "not PTX ISA 7.0"
     );
+    assert!(
+        !text.contains("mbarrier."),
+        "sm_80 at PTX ISA 7.0 uses the hardware barrier, whose state-token waits are undefined on an old token"
+    );
+    scoped_atomics_host::ptx::assemble(&tc, &ptx, target).unwrap_or_else(|e| panic!("ptxas: {e}"));
 }
 
 /// Documentation item of issue 10: primitives on a kernel's stack (local memory, where `atom`

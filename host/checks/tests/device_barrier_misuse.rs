@@ -8,7 +8,8 @@
 //! * a `SharedBarrier`'s token waited on at a `Barrier<Device>` in global memory traps (the old
 //!   code emitted `mbarrier.try_wait`/`test_wait` on the global barrier);
 //! * a token two phases old waited on (safe code, against `wait`'s contract; not checked on the
-//!   device) is reported by the simulator as the undefined `mbarrier` wait it is.
+//!   device) waits with a defined `.parity` form (the old code's state-token wait of it was
+//!   undefined PTX).
 //!
 //! Skipped without the tools (a failure with `CI=true`), as the other device checks.
 
@@ -81,8 +82,8 @@ pub unsafe extern "ptx-kernel" fn block_drop_one_of_two() {
 
 /// Issue 29, item 2: a token held while the barrier completes two phases, then waited on — safe
 /// code. One thread, one expected arrival: each arrival completes its phase, and a `try_wait`
-/// observes it before the next arrival (the PTX rule). The wait's `mbarrier.test_wait`/`try_wait`
-/// of a state two phases old is undefined in PTX; the simulator reports it.
+/// observes it before the next arrival (the PTX rule). The old code's `mbarrier.test_wait` /
+/// `try_wait` of a state two phases old was undefined in PTX; the `.parity` wait is defined.
 #[scoped_atomics::kernel]
 pub fn shared_stale_token() {
     let b = shared_barrier(1);
@@ -185,22 +186,60 @@ fn a_shared_barriers_token_at_a_device_barrier_traps() {
 }
 
 /// Issue 29, item 2: safe code can wait on a token two phases old on the hardware barrier (the
-/// contract of `wait` forbids it; the device does not check it: see `SharedBarrier::wait`). The
-/// `mbarrier` wait of that state is undefined in PTX, and the simulator says so instead of
-/// running it.
+/// contract of `wait` forbids it; the device cannot see a token's age). The old code's token was
+/// the `mbarrier` state, and its `mbarrier.test_wait`/`try_wait` of a state two phases old is
+/// undefined in PTX (the simulator reported that fault). The token is now the phase's parity and
+/// the wait a `.parity` form, defined for any parity: the stale wait waits for the next end of a
+/// phase of its parity, which in these one-thread kernels never comes — a hang finding, the
+/// behaviour PTX defines, and no undefined instruction.
 #[test]
-fn a_token_two_phases_old_is_reported_by_the_simulator() {
+fn a_token_two_phases_old_waits_with_defined_ptx() {
     for target in HARDWARE_TARGETS {
         for kernel in ["shared_stale_token", "block_stale_token"] {
             let Some(findings) = findings(target, kernel, 1) else {
                 return;
             };
             assert!(
-                findings
-                    .first()
-                    .is_some_and(|f| f.contains("older than the preceding phase")),
-                "{target} {kernel}: expected the simulator's stale-token fault, got {findings:?}"
+                !findings
+                    .iter()
+                    .any(|f| f.contains("older than the preceding phase")),
+                "{target} {kernel}: the wait of a stale token is undefined PTX: {findings:?}"
+            );
+            assert!(
+                findings.first().is_some_and(|f| f.contains("hang")),
+                "{target} {kernel}: expected the wait to hang (its phase never ends), got {findings:?}"
             );
         }
+    }
+}
+
+/// Every `mbarrier` wait the library emits names its phase by parity: no state-token form
+/// (`mbarrier.test_wait.b64` / `mbarrier.try_wait.shared.b64`, …), whose test of a token two
+/// phases old is undefined, is left in the PTX of the kernels above. Fails on the old code,
+/// whose token waits were the state forms.
+#[test]
+fn the_hardware_barrier_waits_only_by_parity() {
+    for target in HARDWARE_TARGETS {
+        let Some(tc) = scratch::toolchain("device_barrier_misuse") else {
+            return;
+        };
+        let dir = scratch::crate_dir(
+            &tc,
+            "barrier-misuse",
+            ", default-features = false",
+            &format!("{}{KERNELS}", scratch::PRELUDE),
+        );
+        let ptx = scratch::ptx(&tc, &dir, target).0;
+        let waits: Vec<&str> = ptx
+            .lines()
+            .map(str::trim)
+            .filter(|l| l.contains("mbarrier.test_wait") || l.contains("mbarrier.try_wait"))
+            .collect();
+        assert!(!waits.is_empty(), "{target}: no mbarrier wait in the PTX");
+        let state_forms: Vec<&&str> = waits.iter().filter(|l| !l.contains(".parity")).collect();
+        assert!(
+            state_forms.is_empty(),
+            "{target}: state-token mbarrier waits: {state_forms:?}"
+        );
     }
 }

@@ -6,7 +6,7 @@ use super::{
     phase_mask,
 };
 use crate::Scope;
-#[cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]
+#[cfg(hardware_barrier)]
 use crate::sync::mbarrier;
 use crate::sync::message::Message;
 use crate::sync::wait::{key, wait_until, wake_all};
@@ -96,9 +96,9 @@ impl<S: Scope, F: BarrierCompletion> Barrier<S, F> {
         }
         let phase = match self.hardware_or_phase() {
             Ok(phase) => phase,
-            #[cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]
+            #[cfg(hardware_barrier)]
             Err(object) => return Self::arrive_hardware(object, n),
-            #[cfg(not(all(target_arch = "nvptx64", target_feature = "sm_80")))]
+            #[cfg(not(hardware_barrier))]
             Err(none) => match none {},
         };
         // The token's phase, read before the arrival (see the module documentation).
@@ -107,7 +107,7 @@ impl<S: Scope, F: BarrierCompletion> Barrier<S, F> {
     }
 
     /// An arrival of `n` at the hardware barrier `object`.
-    #[cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]
+    #[cfg(hardware_barrier)]
     #[inline(always)]
     #[track_caller]
     fn arrive_hardware(object: *const u64, n: u32) -> ArrivalToken {
@@ -162,14 +162,14 @@ impl<S: Scope, F: BarrierCompletion> Barrier<S, F> {
             }
             self.complete_phase(phase, old - delta);
             return ArrivalToken {
-                token: token_phase as u64,
+                token: token_phase,
                 completed: true,
                 hardware: false,
                 barrier: self.address(),
             };
         }
         ArrivalToken {
-            token: token_phase as u64,
+            token: token_phase,
             completed: false,
             hardware: false,
             barrier: self.address(),
@@ -242,22 +242,19 @@ impl<S: Scope, F: BarrierCompletion> Barrier<S, F> {
     /// before `wait` returns.
     ///
     /// # Which tokens
-    /// As with C++'s `std::barrier::wait` and libcu++'s, the token must be of the current phase
-    /// or of the one just before it — which a thread that waits before it arrives again always
-    /// satisfies. The hardware `mbarrier` can only tell those phases apart (`mbarrier.test_wait`),
-    /// so this is the contract of every barrier; an older token is a misuse, undefined on the
-    /// hardware barrier (as in libcu++). The generic barrier also accepts a token whose own
-    /// arrival completed its phase, however old (with `Barrier::new(1)`, `let t0 = b.arrive(); let
-    /// t1 = b.arrive(); b.wait(t0)` returns), and panics (traps on the device) for any other
-    /// older token.
-    ///
-    /// **Not checked on the hardware barrier** (`init_in_place` in shared memory on sm_80+, and
-    /// [`SharedBarrier`](crate::SharedBarrier)): there a token two or more phases old reaches
-    /// `mbarrier.test_wait`/`try_wait`, which the PTX ISA leaves undefined — also from safe code
-    /// (a thread holds its token while the other threads complete two phases). The device cannot
-    /// see the age: the `mbarrier` state's encoding is unspecified and the hardware completes
-    /// phases without software, so no phase count exists to compare. The `ptx-sim` simulator
-    /// reports such a wait. See `mbarrier.rs` for what closing it would cost.
+    /// As with C++'s `std::barrier::wait` and libcu++'s, a token is meant to be of the current
+    /// phase or of the one just before it — which a thread that waits before it arrives again
+    /// always satisfies. An older token is a misuse, but never undefined behaviour:
+    /// * the generic barrier accepts a token whose own arrival completed its phase, however old
+    ///   (with `Barrier::new(1)`, `let t0 = b.arrive(); let t1 = b.arrive(); b.wait(t0)`
+    ///   returns), and panics (traps on the device) for any other older token;
+    /// * the hardware barrier (`init_in_place` in shared memory on sm_80+ at PTX ISA 7.1, and
+    ///   [`SharedBarrier`](crate::SharedBarrier)) keeps only the phase's parity in the token and
+    ///   waits with `mbarrier.try_wait.parity` / `test_wait.parity`, which PTX defines for any
+    ///   parity: a token two or more phases old waits for the next end of a phase of its parity
+    ///   (or returns at once). It cannot see the age — the hardware ends phases without software,
+    ///   so there is no phase count to compare — and so it neither panics nor traps; the
+    ///   `ptx-sim` simulator reports such a wait.
     ///
     /// # Panics
     /// For a token two or more phases old that did not complete its phase (generic barrier),
@@ -285,13 +282,13 @@ impl<S: Scope, F: BarrierCompletion> Barrier<S, F> {
         if token.completed {
             return;
         }
-        #[cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]
+        #[cfg(hardware_barrier)]
         if matches!(S::KIND, crate::ScopeKind::Block) && token.hardware {
             // SAFETY: as in `arrive_n`; the token is of the current or the preceding phase (the
             // contract above).
-            return unsafe { mbarrier::wait(self.object(), mbarrier::Phase::Token(token.token)) };
+            return unsafe { mbarrier::wait(self.object(), mbarrier::Phase(token.token)) };
         }
-        let phase = token.token as u32;
+        let phase = token.token;
         let mut now = phase;
         wait_until(key(&self.phase), || {
             now = self.load_phase(Acquire);
@@ -343,7 +340,7 @@ impl<S: Scope, F: BarrierCompletion> Barrier<S, F> {
     pub fn arrive_and_drop(&self) {
         let phase = match self.hardware_or_phase() {
             Ok(phase) => phase,
-            #[cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]
+            #[cfg(hardware_barrier)]
             Err(object) => {
                 // The phase word counts the participants left (`MBARRIER | count`): a drop by
                 // the last one would take the `mbarrier`'s expected count to 0, which
@@ -352,11 +349,11 @@ impl<S: Scope, F: BarrierCompletion> Barrier<S, F> {
                 // the expected count stays at least 1 (checked).
                 unsafe {
                     mbarrier::count_out_or_trap::<_, { super::MBARRIER | 1 }>(object);
-                    let _ = mbarrier::arrive_drop(object);
+                    mbarrier::arrive_drop(object);
                 }
                 return;
             }
-            #[cfg(not(all(target_arch = "nvptx64", target_feature = "sm_80")))]
+            #[cfg(not(hardware_barrier))]
             Err(none) => match none {},
         };
         // One `fetch_sub` for the drop and the arrival (libcu++'s drop is one atomic too); a drop

@@ -1,14 +1,14 @@
 //! A block barrier initialised and invalidated in place (the hardware `mbarrier` on sm_80+).
 
 use super::Barrier;
-#[cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]
+#[cfg(hardware_barrier)]
 use super::MBARRIER;
-#[cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]
+#[cfg(hardware_barrier)]
 use crate::Atomic;
-#[cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]
+#[cfg(hardware_barrier)]
 use crate::sync::mbarrier;
 use crate::sync::message::Message;
-#[cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]
+#[cfg(hardware_barrier)]
 use core::sync::atomic::Ordering::Relaxed;
 
 /// The largest expected count `init_in_place` takes, on every target: what an `mbarrier` holds.
@@ -17,8 +17,8 @@ pub(super) const IN_PLACE_MAX: u32 = (1 << 20) - 1;
 impl Barrier<crate::Block> {
     /// Initialises a block barrier in place — typically in block-shared memory, by one thread,
     /// followed by `sync_threads()` before any thread uses it (`cuda::barrier`'s `init`). On
-    /// sm_80 and newer, in shared memory, it is then the hardware `mbarrier` (`mbarrier.arrive`,
-    /// `mbarrier.test_wait`): no completion function, at most 2²⁰ − 1 expected arrivals, and an
+    /// sm_80 and newer (PTX ISA 7.1 or newer), in shared memory, it is then the hardware `mbarrier`
+    /// (`mbarrier.arrive`, `mbarrier.test_wait.parity`): no completion function, at most 2²⁰ − 1 expected arrivals, and an
     /// excess arrival is not detected. Elsewhere it is [`Barrier::new`] written in place.
     ///
     /// # Lifetime of a hardware barrier
@@ -62,7 +62,7 @@ impl Barrier<crate::Block> {
                 .panic()
         }
         let barrier = Self::new(expected);
-        #[cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]
+        #[cfg(hardware_barrier)]
         if mbarrier::is_shared(place) {
             // Only the phase word (not part of the `mbarrier` object: the mark and the expected
             // count) is written with a plain store; the state word is written by
@@ -104,7 +104,7 @@ impl Barrier<crate::Block> {
     /// ```
     #[inline]
     pub unsafe fn invalidate_in_place(place: *mut Self) {
-        #[cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]
+        #[cfg(hardware_barrier)]
         {
             // SAFETY: the caller's contract: `place` holds an initialised barrier; its expected
             // count is not part of the `mbarrier` object.

@@ -3,11 +3,11 @@
 //! where the barrier is and no generic barrier beside it (libcu++'s `cuda::barrier<thread_scope_
 //! block>` in `__shared__` memory). Elsewhere (sm_70, the host, loom) it is a `Barrier<Block>`.
 
-#[cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]
+#[cfg(hardware_barrier)]
 use super::check_owner;
 use super::{ArrivalToken, Barrier};
 use crate::Block;
-#[cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]
+#[cfg(hardware_barrier)]
 use crate::sync::mbarrier::{self, Phase, Shared};
 use crate::sync::message::Message;
 use core::borrow::Borrow;
@@ -21,7 +21,7 @@ const MAX: u32 = (1 << 20) - 1;
 /// The shared-space address of the `SharedBarrier` at the generic address `p` (its `mbarrier`
 /// object is its first 8 bytes): the distance from the block's shared window, which LLVM folds
 /// to the array's shared address for a `block_shared!` pointer (no `cvta`).
-#[cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]
+#[cfg(hardware_barrier)]
 #[inline(always)]
 fn shared_address(p: *const SharedBarrier) -> Shared {
     Shared(p.addr().wrapping_sub(crate::kernel::shared_window().addr()) as u64)
@@ -32,11 +32,13 @@ fn shared_address(p: *const SharedBarrier) -> Shared {
 ///
 /// It is a [`Barrier<Block>`] (same phases, tokens, ordering and contract; no completion
 /// function) whose place is part of its type: made only by [`init_in_place`](Self::init_in_place)
-/// in memory from [`block_shared!`](crate::block_shared), it is on sm_80 and newer the hardware
-/// `mbarrier` with nothing around it — `arrive` is one `mbarrier.arrive`, `wait` a loop on
-/// `mbarrier.try_wait` (sm_90) or `mbarrier.test_wait` (sm_80), `arrive_and_drop` one
-/// `mbarrier.arrive_drop` — where a `Barrier<Block>` asks at every operation whether it is the
-/// hardware one. On sm_70, on the host and under loom it is the generic `Barrier<Block>`.
+/// in memory from [`block_shared!`](crate::block_shared), it is on sm_80 and newer (PTX ISA 7.1
+/// or newer) the hardware `mbarrier` with nothing around it — `arrive` is one
+/// `mbarrier.arrive` after a `mbarrier.test_wait.parity` that reads its phase's parity (the
+/// token), `wait` a loop on `mbarrier.try_wait.parity` (sm_90) or `mbarrier.test_wait.parity`
+/// (sm_80), `arrive_and_drop` a count of the participants left and one `mbarrier.arrive_drop`
+/// — where a `Barrier<Block>` asks at every operation whether it is the hardware one. On sm_70,
+/// on sm_80 at PTX ISA 7.0, on the host and under loom it is the generic `Barrier<Block>`.
 ///
 /// Misuse checks cost nothing on the fast path: counts are checked where they are given
 /// (`init_in_place`, `arrive_n`), and debug device builds check with `isspacep.shared` that
@@ -76,7 +78,7 @@ impl SharedBarrier {
     }
 
     /// The `mbarrier` object, by its shared-space address (the `.shared` forms).
-    #[cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]
+    #[cfg(hardware_barrier)]
     #[inline(always)]
     fn object(&self) -> Shared {
         shared_address(self)
@@ -113,7 +115,7 @@ impl SharedBarrier {
                 .num(MAX as u64)
                 .panic()
         }
-        #[cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]
+        #[cfg(hardware_barrier)]
         {
             #[cfg(debug_assertions)]
             if !mbarrier::is_shared(place) {
@@ -129,7 +131,7 @@ impl SharedBarrier {
                 mbarrier::init_counted(shared_address(place), expected);
             }
         }
-        #[cfg(not(all(target_arch = "nvptx64", target_feature = "sm_80")))]
+        #[cfg(not(hardware_barrier))]
         // SAFETY: the caller's contract; `SharedBarrier` is a transparent `Barrier<Block>`.
         unsafe {
             Barrier::<Block>::init_in_place(place.cast::<Barrier<Block>>(), expected);
@@ -154,12 +156,12 @@ impl SharedBarrier {
     /// ```
     #[inline]
     pub unsafe fn invalidate_in_place(place: *mut Self) {
-        #[cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]
+        #[cfg(hardware_barrier)]
         // SAFETY: the caller's contract: an initialised `mbarrier` nobody uses any more.
         unsafe {
             mbarrier::inval(shared_address(place));
         }
-        #[cfg(not(all(target_arch = "nvptx64", target_feature = "sm_80")))]
+        #[cfg(not(hardware_barrier))]
         let _ = place;
     }
 
@@ -181,7 +183,7 @@ impl SharedBarrier {
     #[inline]
     #[track_caller]
     pub fn arrive(&self) -> ArrivalToken {
-        #[cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]
+        #[cfg(hardware_barrier)]
         // SAFETY: the type's invariant: an initialised `mbarrier` in shared memory.
         return ArrivalToken {
             token: unsafe { mbarrier::arrive(self.object()) },
@@ -189,7 +191,7 @@ impl SharedBarrier {
             hardware: true,
             barrier: self.inner.address(),
         };
-        #[cfg(not(all(target_arch = "nvptx64", target_feature = "sm_80")))]
+        #[cfg(not(hardware_barrier))]
         return self.inner.arrive();
     }
 
@@ -220,7 +222,7 @@ impl SharedBarrier {
                 .num(MAX as u64)
                 .panic()
         }
-        #[cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]
+        #[cfg(hardware_barrier)]
         // SAFETY: the type's invariant, and `1 <= n <= mbarrier::MAX`.
         return ArrivalToken {
             token: unsafe { mbarrier::arrive_n(self.object(), n) },
@@ -228,18 +230,16 @@ impl SharedBarrier {
             hardware: true,
             barrier: self.inner.address(),
         };
-        #[cfg(not(all(target_arch = "nvptx64", target_feature = "sm_80")))]
+        #[cfg(not(hardware_barrier))]
         return self.inner.arrive_n(n);
     }
 
     /// Waits until the phase of `token` has ended ([`Barrier::wait`]: a token of the current or
-    /// the preceding phase). On sm_90 a loop on `mbarrier.try_wait`; on sm_80
-    /// `mbarrier.test_wait` polled with back-off.
+    /// the preceding phase). On sm_90 a loop on `mbarrier.try_wait.parity`; on sm_80
+    /// `mbarrier.test_wait.parity` polled with back-off.
     ///
-    /// An older token is not detected on sm_80+ (see [`Barrier::wait`]): the `mbarrier` wait of
-    /// it is undefined in PTX. Wait for a token before the barrier can complete two phases more —
-    /// before this thread arrives again, and while the other threads cannot complete a phase
-    /// without this thread's next arrival.
+    /// An older token is not detected on sm_80+ (see [`Barrier::wait`]), but it is defined: the
+    /// token is its phase's parity, so its wait ends at the next end of a phase of that parity.
     ///
     /// ```
     /// use scoped_atomics::sync::SharedBarrier;
@@ -252,14 +252,14 @@ impl SharedBarrier {
     #[inline]
     #[track_caller]
     pub fn wait(&self, token: ArrivalToken) {
-        #[cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]
+        #[cfg(hardware_barrier)]
         {
             check_owner(&token, self.inner.address(), "SharedBarrier::wait");
             // SAFETY: the type's invariant; the token is this barrier's (checked above) and of
             // the current or the preceding phase (`wait`'s contract).
-            return unsafe { mbarrier::wait(self.object(), Phase::Token(token.token)) };
+            return unsafe { mbarrier::wait(self.object(), Phase(token.token)) };
         }
-        #[cfg(not(all(target_arch = "nvptx64", target_feature = "sm_80")))]
+        #[cfg(not(hardware_barrier))]
         return self.inner.wait(token);
     }
 
@@ -297,7 +297,7 @@ impl SharedBarrier {
     #[inline]
     #[track_caller]
     pub fn arrive_and_drop(&self) {
-        #[cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]
+        #[cfg(hardware_barrier)]
         {
             // The last participant may not drop: `mbarrier.arrive_drop` leaves an expected
             // count of 0 undefined. The phase word counts the participants left.
@@ -305,10 +305,10 @@ impl SharedBarrier {
             // the expected count stays at least 1 (checked).
             unsafe {
                 mbarrier::count_out_or_trap::<_, 1>(self.object());
-                let _ = mbarrier::arrive_drop(self.object());
+                mbarrier::arrive_drop(self.object());
             }
         }
-        #[cfg(not(all(target_arch = "nvptx64", target_feature = "sm_80")))]
+        #[cfg(not(hardware_barrier))]
         return self.inner.arrive_and_drop();
     }
 
@@ -326,7 +326,7 @@ impl SharedBarrier {
     #[inline]
     #[track_caller]
     pub fn try_wait(&self, token: impl Borrow<ArrivalToken>) -> bool {
-        #[cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]
+        #[cfg(hardware_barrier)]
         {
             check_owner(
                 token.borrow(),
@@ -334,11 +334,9 @@ impl SharedBarrier {
                 "SharedBarrier::try_wait",
             );
             // SAFETY: as in `wait`.
-            return unsafe {
-                mbarrier::try_once(self.object(), Phase::Token(token.borrow().token))
-            };
+            return unsafe { mbarrier::try_once(self.object(), Phase(token.borrow().token)) };
         }
-        #[cfg(not(all(target_arch = "nvptx64", target_feature = "sm_80")))]
+        #[cfg(not(hardware_barrier))]
         return self.inner.try_wait(token);
     }
 
@@ -358,7 +356,7 @@ impl SharedBarrier {
     #[inline]
     #[track_caller]
     pub fn try_wait_for(&self, token: impl Borrow<ArrivalToken>, timeout: Duration) -> bool {
-        #[cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]
+        #[cfg(hardware_barrier)]
         {
             check_owner(
                 token.borrow(),
@@ -367,10 +365,10 @@ impl SharedBarrier {
             );
             // SAFETY: as in `wait`.
             return unsafe {
-                mbarrier::wait_for(self.object(), Phase::Token(token.borrow().token), timeout)
+                mbarrier::wait_for(self.object(), Phase(token.borrow().token), timeout)
             };
         }
-        #[cfg(not(all(target_arch = "nvptx64", target_feature = "sm_80")))]
+        #[cfg(not(hardware_barrier))]
         return self.inner.try_wait_for(token, timeout);
     }
 
@@ -389,18 +387,10 @@ impl SharedBarrier {
     /// ```
     #[inline]
     pub fn wait_parity(&self, parity: bool) {
-        #[cfg(all(
-            target_arch = "nvptx64",
-            target_feature = "sm_80",
-            ptx_isa_at_least = "71"
-        ))]
+        #[cfg(hardware_barrier)]
         // SAFETY: the type's invariant; a parity names the current or the preceding phase.
-        return unsafe { mbarrier::wait(self.object(), Phase::Parity(parity)) };
-        #[cfg(not(all(
-            target_arch = "nvptx64",
-            target_feature = "sm_80",
-            ptx_isa_at_least = "71"
-        )))]
+        return unsafe { mbarrier::wait(self.object(), Phase::parity(parity)) };
+        #[cfg(not(hardware_barrier))]
         return self.inner.wait_parity(parity);
     }
 
@@ -419,18 +409,10 @@ impl SharedBarrier {
     #[must_use = "the phase may not have ended: check the result"]
     #[inline]
     pub fn try_wait_parity(&self, parity: bool) -> bool {
-        #[cfg(all(
-            target_arch = "nvptx64",
-            target_feature = "sm_80",
-            ptx_isa_at_least = "71"
-        ))]
+        #[cfg(hardware_barrier)]
         // SAFETY: as in `wait_parity`.
-        return unsafe { mbarrier::try_once(self.object(), Phase::Parity(parity)) };
-        #[cfg(not(all(
-            target_arch = "nvptx64",
-            target_feature = "sm_80",
-            ptx_isa_at_least = "71"
-        )))]
+        return unsafe { mbarrier::try_once(self.object(), Phase::parity(parity)) };
+        #[cfg(not(hardware_barrier))]
         return self.inner.try_wait_parity(parity);
     }
 }
@@ -449,12 +431,12 @@ impl fmt::Debug for SharedBarrier {
     /// assert_eq!(format!("{b:?}"), "Barrier { phase: 0, missing: 3, expected: 3 }");
     /// ```
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        #[cfg(all(target_arch = "nvptx64", target_feature = "sm_80"))]
+        #[cfg(hardware_barrier)]
         return f
             .debug_struct("SharedBarrier")
             .field("mbarrier", &true)
             .finish_non_exhaustive();
-        #[cfg(not(all(target_arch = "nvptx64", target_feature = "sm_80")))]
+        #[cfg(not(hardware_barrier))]
         return fmt::Debug::fmt(&self.inner, f);
     }
 }

@@ -15,7 +15,8 @@ pub const SELF_CONTAINED_FLAGS: [&str; 3] = [
 pub enum Target {
     /// `-C target-cpu=sm_70`; ptxas 12.9.
     Sm70,
-    /// `-C target-cpu=sm_80`; ptxas 13.5.
+    /// `-C target-cpu=sm_80 -C target-feature=+ptx71` (PTX ISA 7.1, the version
+    /// scoped-atomics-build writes for sm_80: the hardware barrier's `.parity` waits); ptxas 13.5.
     Sm80,
     /// `-C target-cpu=sm_90` (PTX ISA 7.8, `.cluster` scope); ptxas 13.5.
     Sm90,
@@ -40,11 +41,11 @@ impl Target {
         Target::ALL.into_iter().find(|t| t.name() == name)
     }
 
-    /// The target's `-C` flags: the SM and, for `sm_90_ptx86`, the PTX ISA version.
+    /// The target's `-C` flags: the SM and, for `sm_80` and `sm_90_ptx86`, the PTX ISA version.
     pub fn target_flags(self) -> &'static str {
         match self {
             Target::Sm70 => "-C target-cpu=sm_70",
-            Target::Sm80 => "-C target-cpu=sm_80",
+            Target::Sm80 => "-C target-cpu=sm_80 -C target-feature=+ptx71",
             Target::Sm90 => "-C target-cpu=sm_90",
             Target::Sm90Ptx86 => "-C target-cpu=sm_90 -C target-feature=+ptx86",
         }
