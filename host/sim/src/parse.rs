@@ -2,11 +2,13 @@
 //! (and the source line of the last `.loc`). No semantics here: [`super::decode`] gives meaning.
 
 mod directives;
+mod scopes;
 
 use super::source_lines::{INLINED_AT, LocState, file_directive};
 pub use super::source_lines::{InlinedAt, SrcPos};
 use crate::error::SimError;
 use directives::{attribute_inlined_code, declared_shape};
+pub use scopes::as_declared;
 use std::collections::HashMap;
 
 /// A state space of a variable.
@@ -67,8 +69,9 @@ pub enum Stmt {
     /// A `.param` declared inside a call sequence.
     Param(Param),
     /// The registers a `.reg` declares, as written: `%r<6>` (`%r0` to `%r5`), `%rd1`, or a
-    /// name without `%` (`.reg .f16 low, high;`).
-    Regs(Vec<String>),
+    /// name without `%` (`.reg .f16 low, high;`); and their type's size in bytes (0 for
+    /// `.pred`; `None` for a vector or a type not read here).
+    Regs(Vec<String>, Option<u32>),
 }
 
 /// A function (`.entry` kernel or `.func`), with its body if defined here.
@@ -103,7 +106,8 @@ enum Piece {
     Text(String, u32),
     Open,
     Close,
-    Label(String),
+    /// A label and its line.
+    Label(String, u32),
 }
 
 /// Splits PTX into statements, braces and labels, dropping comments; each statement keeps the
@@ -195,7 +199,7 @@ fn pieces(text: &str) -> Vec<Piece> {
                     }
                 }
                 ':' if depth == 0 && is_label(buf.trim()) => {
-                    out.push(Piece::Label(buf.trim().to_string()));
+                    out.push(Piece::Label(buf.trim().to_string(), start));
                     buf.clear();
                 }
                 _ => {
@@ -542,7 +546,7 @@ pub fn parse(text: &str) -> Result<Module, SimError> {
                     m.vars.push(parse_var(s, line)?);
                 }
             }
-            Piece::Open | Piece::Close | Piece::Label(_) => {}
+            Piece::Open | Piece::Close | Piece::Label(..) => {}
         }
         i += 1;
     }
@@ -560,7 +564,8 @@ pub fn parse(text: &str) -> Result<Module, SimError> {
 }
 
 /// Parses statements from `i` to the matching close brace; returns them and the index of that
-/// brace. Nested blocks (inline asm, call sequences) are flattened.
+/// brace. Nested blocks (inline asm, call sequences) are flattened, each one's own labels,
+/// registers and parameters renamed apart ([`scopes`]).
 fn parse_body(
     ps: &[Piece],
     mut i: usize,
@@ -568,19 +573,28 @@ fn parse_body(
 ) -> Result<(Vec<Stmt>, usize), SimError> {
     let mut out = Vec::new();
     let mut loc = LocState::new(files);
-    let mut depth = 1;
+    // The blocks: the body is block 0; `open` holds the blocks open here, innermost last.
+    let mut blocks = scopes::Blocks::default();
+    let mut open = vec![0];
+    // Each statement's block and PTX line.
+    let mut at: Vec<(u32, u32)> = Vec::new();
     while i < ps.len() {
+        let mut line = 0;
         match &ps[i] {
-            Piece::Open => depth += 1,
+            Piece::Open => open.push(blocks.open(open[open.len() - 1])),
             Piece::Close => {
-                depth -= 1;
-                if depth == 0 {
+                open.pop();
+                if open.is_empty() {
+                    blocks.resolve(&mut out, &at)?;
                     return Ok((out, i));
                 }
             }
-            Piece::Label(l) => out.push(Stmt::Label(l.clone())),
-            Piece::Text(s, line) => {
-                let line = *line;
+            Piece::Label(l, l_line) => {
+                line = *l_line;
+                out.push(Stmt::Label(l.clone()));
+            }
+            Piece::Text(s, s_line) => {
+                line = *s_line;
                 if let Some(directive) =
                     s.strip_prefix(".loc ").or_else(|| s.strip_prefix(".loc\t"))
                 {
@@ -593,8 +607,18 @@ fn parse_body(
                         .filter(|w| !w.is_empty() && !w.starts_with('.'))
                         .map(str::to_string)
                         .collect();
+                    let types: Vec<&str> = decl
+                        .split_whitespace()
+                        .filter(|w| w.starts_with('.'))
+                        .collect();
+                    let size = match types[..] {
+                        [".pred"] => Some(0),
+                        [".f16x2" | ".bf16x2"] => Some(4),
+                        [t] => type_size(t),
+                        _ => None,
+                    };
                     if !names.is_empty() {
-                        out.push(Stmt::Regs(names));
+                        out.push(Stmt::Regs(names, size));
                     }
                 } else if s.starts_with(".local") || s.starts_with(".shared") {
                     out.push(Stmt::Local(parse_var(s, line)?));
@@ -607,6 +631,7 @@ fn parse_body(
                 }
             }
         }
+        at.resize(out.len(), (open[open.len() - 1], line));
         i += 1;
     }
     Err(SimError::BadInput("unterminated function body".into()))
