@@ -83,7 +83,7 @@ fn a_store_or_atomic_naming_the_const_space_is_bad_input_naming_its_line() {
         let (code, err) = command("const_store", &ptx);
         let line = line_of(&ptx, body.trim());
         assert_eq!(code, 2, "{body}: {err}");
-        let opcode = body.trim().split_whitespace().next().unwrap();
+        let opcode = body.split_whitespace().next().unwrap();
         assert!(
             err.contains(&format!("`{opcode}`"))
                 && err.contains(".const")

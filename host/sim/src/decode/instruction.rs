@@ -376,6 +376,11 @@ pub(super) fn decode_one(d: &mut FnDecoder, i: &RawInstr, at: usize) -> Result<O
         "mbarrier" => {
             let form = rest.first().copied().unwrap_or("");
             let parity = rest.contains(&"parity");
+            let scope = if rest.contains(&"cluster") {
+                Scope::Cluster
+            } else {
+                Scope::Cta
+            };
             // Arrivals release and successful waits acquire here: a `.relaxed` form (which
             // does neither) would make the race detector order what PTX leaves unordered.
             if rest.contains(&"relaxed") {
@@ -406,6 +411,7 @@ pub(super) fn decode_one(d: &mut FnDecoder, i: &RawInstr, at: usize) -> Result<O
                         count,
                         form == "arrive_drop",
                         rest.contains(&"noComplete"),
+                        scope,
                     )
                 }
                 "test_wait" | "try_wait" => {
@@ -415,6 +421,7 @@ pub(super) fn decode_one(d: &mut FnDecoder, i: &RawInstr, at: usize) -> Result<O
                         d.addr(i, &o[1])?,
                         d.src(i, &o[2])?,
                         parity,
+                        scope,
                     )
                 }
                 "pending_count" => {
