@@ -360,6 +360,11 @@ fn a_register_of_the_wrong_type_is_bad_input_naming_it_and_its_line() {
         ("\tselp.u32 %r1, 1, 0, %r2;\n", "%r2"),
         ("\tand.pred %p1, %p2, %r3;\n", "%r3"),
         ("\t@%r1 bra $done;\n$done:\n", "%r1"),
+        ("\tld.global.u64 %r1, [%rd1];\n", "%r1"),
+        ("\tld.global.u32 %p1, [%rd1];\n", "%p1"),
+        ("\tst.global.u64 [%rd1], %r1;\n", "%r1"),
+        ("\tatom.global.add.u32 %rd2, [%rd1], 1;\n", "%rd2"),
+        ("\tred.global.add.u64 [%rd1], %r1;\n", "%r1"),
     ] {
         let ptx = module(body);
         let (code, err) = command("wrong_type", &ptx);
@@ -376,7 +381,8 @@ fn a_register_of_the_wrong_type_is_bad_input_naming_it_and_its_line() {
         "\t.reg .f32 %f<2>;\n\tmov.b32 %f1, 0f40000000;\n\tadd.f32 %f1, %r1, %f1;\n\
          \tmov.b32 %r2, %f1;\n\tld.global.u32 %rd2, [%rd1];\n\
          \tsetp.eq.and.u32 %p1|%p2, %r2, 1073741824, !%p3;\n\tmov.b64 %rd3, {%r2, %r2};\n\
-         \tselp.u32 %r3, 1, 0, %p1;\n\tst.global.u32 [%rd1], %r3;\n",
+         \tselp.u32 %r3, 1, 0, %p1;\n\tst.global.u8 [%rd1+4], %r3;\n\tst.global.u16 [%rd1+4], %rd3;\n\
+         \tatom.global.add.u32 %r4, [%rd1+8], 1;\n\tst.global.u32 [%rd1], %r3;\n",
     );
     assert_eq!(first_word(&ptx), 1);
 }

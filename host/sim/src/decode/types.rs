@@ -4,9 +4,10 @@
 //! registers of that type's size (any type of the size is accepted: ptxas lets a `.b32` or
 //! `.f32` register serve a `.s32` operand) or predicates where the type is `.pred`.
 //!
-//! Only these are checked, where a mismatch is always invalid: `ld`, `st` and `cvt` take wider
-//! registers by design, and the `.wide` forms, shift amounts and packed types have rules of
-//! their own that are left to the instructions' decoders.
+//! The data register of `ld` and `st` may be wider than the type, never narrower nor a
+//! predicate; the registers of `atom` and `red` have the type's size. Only these are checked,
+//! where a mismatch is always invalid: `cvt`'s two types, the `.wide` forms, shift amounts and
+//! packed types have rules of their own that are left to the instructions' decoders.
 
 use super::operands::{FnDecoder, invalid};
 use crate::error::SimError;
@@ -17,6 +18,8 @@ use crate::parse::{RawInstr, type_size};
 enum Takes {
     /// A register of the instruction's type.
     Typed,
+    /// A register at least as wide as the instruction's type (`ld`, `st`).
+    AtLeast,
     /// A predicate.
     Pred,
     /// Anything (not checked here).
@@ -32,6 +35,10 @@ fn positions(base: &str) -> Option<&'static [Takes]> {
             &[Typed, Typed, Typed, Typed]
         }
         "shl" | "shr" => &[Typed, Typed, Any],
+        "ld" => &[AtLeast, Any],
+        "st" => &[Any, AtLeast],
+        "atom" => &[Typed, Any, Typed, Typed],
+        "red" => &[Any, Typed],
         "selp" => &[Typed, Typed, Typed, Pred],
         "setp" => &[Pred, Typed, Typed, Pred],
         _ => return None,
@@ -74,22 +81,28 @@ pub(super) fn check(d: &FnDecoder, i: &RawInstr) -> Result<(), SimError> {
         _ => return Ok(()),
     };
     for (o, &want) in i.operands.iter().zip(takes) {
-        let want = match want {
+        let (want, wider_too) = match want {
             Takes::Any => continue,
-            Takes::Pred => 0,
-            Takes::Typed => size,
+            Takes::Pred => (0, false),
+            Takes::Typed => (size, false),
+            Takes::AtLeast => (size, true),
         };
         // `setp`'s two destinations `%p|%q`, and a negated predicate source `!%p`.
         for reg in o.split('|').map(|r| r.trim().trim_start_matches('!')) {
             let Some(got) = d.reg_size(reg) else {
                 continue;
             };
-            if got == want {
+            if got == want || (wider_too && got > want) {
                 continue;
             }
             let what = |s: u32| match s {
                 0 => "a predicate".to_string(),
                 s => format!("a {}-bit register", 8 * s),
+            };
+            let what_wanted = match (want, wider_too) {
+                (0, _) => "a predicate".to_string(),
+                (s, true) => format!("a register of at least {} bits", 8 * s),
+                (s, false) => format!("a {}-bit register", 8 * s),
             };
             return Err(invalid(
                 i,
@@ -97,7 +110,7 @@ pub(super) fn check(d: &FnDecoder, i: &RawInstr) -> Result<(), SimError> {
                     "`{}` is {} where the instruction takes {} (ptxas: arguments mismatch)",
                     crate::parse::as_declared(reg),
                     what(got),
-                    what(want)
+                    what_wanted
                 ),
             ));
         }
