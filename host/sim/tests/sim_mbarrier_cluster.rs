@@ -64,3 +64,41 @@ fn a_remote_arrive_or_a_wait_whose_scope_excludes_the_other_cta_synchronises_not
         }
     }
 }
+
+/// Two CTAs: CTA 0 writes a word and arrives at the cluster barrier (`arrive`, the given
+/// qualifier), CTA 1 waits and reads it; with `cluster` 1 the two are in clusters of their own.
+fn cluster_barrier(arrive: &str, cluster: u32, seed: u64) -> Outcome {
+    let ptx = format!(
+        ".version 8.0\n.target sm_90\n.address_size 64\n\n\
+         .visible .entry k(.param .u64 out)\n{{\n\
+         \t.reg .pred %p<4>;\n\t.reg .b32 %r<8>;\n\t.reg .b64 %rd<4>;\n\
+         \tld.param.u64 %rd1, [out];\n\tcvta.to.global.u64 %rd2, %rd1;\n\
+         \tmov.u32 %r1, %ctaid.x;\n\tsetp.ne.u32 %p1, %r1, 0;\n\t@%p1 bra $READ;\n\
+         \tst.global.u32 [%rd2], 42;\n\tbarrier.cluster.arrive{arrive};\n\
+         \tbarrier.cluster.wait;\n\tbra.uni $END;\n\
+         $READ:\n\tbarrier.cluster.arrive{arrive};\n\tbarrier.cluster.wait;\n\
+         \tld.global.u32 %r2, [%rd2];\n\tst.global.u32 [%rd2+4], %r2;\n$END:\n\tret;\n}}\n"
+    );
+    let sim = Simulator::new(&ptx).unwrap();
+    let mut l = Launch::new([2, 1, 1], [1, 1, 1], vec![Arg::Buffer(vec![0; 8])]);
+    l.cluster = Some([cluster, 1, 1]);
+    l.seed = seed;
+    sim.kernel("k").unwrap().launch(&l, Vec::new()).unwrap()
+}
+
+#[test]
+fn a_cluster_barrier_releases_to_its_cluster_and_a_relaxed_arrive_to_nobody() {
+    for seed in 0..8 {
+        let ok = cluster_barrier("", 2, seed);
+        assert!(ok.findings.is_empty(), "seed {seed}: {:?}", ok.findings);
+        assert_eq!(ok.buffers[0][4], 42, "seed {seed}");
+        for (arrive, cluster) in [(".relaxed", 2), ("", 1)] {
+            let out = cluster_barrier(arrive, cluster, seed);
+            assert!(
+                out.findings.iter().any(|f| f.kind == FindingKind::Race),
+                "arrive{arrive}, clusters of {cluster}, seed {seed}: {:?}",
+                out.findings
+            );
+        }
+    }
+}
