@@ -7,6 +7,7 @@ mod arith;
 mod collective;
 mod instruction;
 mod operands;
+mod types;
 
 pub use super::isa::*;
 use super::parse::{Func, Stmt, VarSpace};
@@ -50,6 +51,7 @@ pub fn decode_func(
         reached: Vec::new(),
         declared: Default::default(),
         ranges: HashMap::new(),
+        sizes: HashMap::new(),
         line: f.line,
         undeclared: None,
         has_nc: false,
@@ -80,7 +82,7 @@ pub fn decode_func(
             Stmt::Param(p) => {
                 d.add_param(&p.name, p.size);
             }
-            Stmt::Regs(names) => d.declare(names),
+            Stmt::Regs(names, size) => d.declare(names, *size),
             _ => {}
         }
     }
@@ -95,6 +97,7 @@ pub fn decode_func(
             Stmt::Instr(raw) => {
                 let at = prog.insts.len();
                 d.line = raw.line;
+                types::check(&d, raw)?;
                 let op = decode_one(&mut d, raw, at)?;
                 let guard = raw.guard.as_ref().map(|(neg, p)| (d.reg(p), *neg));
                 if let Some((name, line)) = d.undeclared.take() {

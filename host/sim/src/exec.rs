@@ -6,7 +6,7 @@
 use super::cluster::{self, ClusterRegister};
 use super::decode::{Inst, Op, Program, Scope, Space, Special, Src};
 use super::memory::{self, LOCAL_WINDOW, Loc, Memory, SHARED_WINDOW};
-use super::race::{Access, Clock, Race, RaceHit, SyncOp};
+use super::race::{Access, PhaseClocks, Race, RaceHit, SyncOp};
 use super::values::{binary, bit_field_extract, compare, convert, rmw, sext, unary};
 
 /// A call frame.
@@ -100,7 +100,7 @@ pub struct World<'p> {
     pub progress: bool,
     /// Per live mbarrier (parallel to `mem.mbarriers`): clock of the current phase's arrivals
     /// and of the completed phases.
-    pub mb_clocks: Vec<(Clock, Clock)>,
+    pub mb_clocks: Vec<PhaseClocks>,
     /// A race completed by the last step, reported by the scheduler.
     pub race_hit: Option<(RaceHit, u64)>,
     /// Volatile accesses are plain ones (CUDA C++'s view) rather than relaxed at system scope.
@@ -645,18 +645,18 @@ impl World<'_> {
                     if !matches!(done, Event::Yield) || !*noinc {
                         return done;
                     }
-                    return self.mb_arrive(th, t, (&None, a, &None, &false, &false));
+                    return self.mb_arrive(th, t, (&None, a, &None, &false, &false, &Scope::Cta));
                 }
                 Op::MbInit(a, count) => return self.mb_init(th, a, count),
-                Op::MbArrive(d, a, count, drop, no_complete) => {
-                    return self.mb_arrive(th, t, (d, a, count, drop, no_complete));
+                Op::MbArrive(d, a, count, drop, no_complete, scope) => {
+                    return self.mb_arrive(th, t, (d, a, count, drop, no_complete, scope));
                 }
                 Op::MbPendingCount(d, state) => {
                     let pending = self.val(th, *state) >> 32;
                     Self::set(th, *d, pending);
                 }
-                Op::MbTestWait(d, a, token, parity) => {
-                    return self.mb_test_wait(th, t, (d, a, token, parity));
+                Op::MbTestWait(d, a, token, parity, scope) => {
+                    return self.mb_test_wait(th, t, (d, a, token, parity, scope));
                 }
                 Op::MbInval(a) => return self.mb_inval(th, a),
                 Op::Nanosleep(a) => {

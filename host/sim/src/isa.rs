@@ -356,11 +356,14 @@ pub enum Op {
     MbInit(Addr, Src),
     /// `mbarrier.arrive{_drop}{.noComplete}`: token register, object, count, whether `_drop`,
     /// whether `.noComplete` (must not complete the phase). The token holds the phase in its low
-    /// 32 bits and the arrivals pending *before* this arrive in its high 32 bits.
-    MbArrive(Option<u32>, Addr, Option<Src>, bool, bool),
+    /// 32 bits and the arrivals pending *before* this arrive in its high 32 bits. Last, the
+    /// arrive's scope (`.cta` unless `.cluster`).
+    MbArrive(Option<u32>, Addr, Option<Src>, bool, bool, Scope),
     /// `mbarrier.pending_count.b64 dst, state`: the pending count of a token.
     MbPendingCount(u32, Src),
-    MbTestWait(u32, Addr, Src, bool),
+    /// `mbarrier.test_wait`/`try_wait{.parity}`: predicate, object, token or parity, whether
+    /// `.parity`, and the wait's scope (`.cta` unless `.cluster`).
+    MbTestWait(u32, Addr, Src, bool, Scope),
     MbInval(Addr),
     Nanosleep(Src),
     /// `trap`, with the library check it belongs to where its guard names one.

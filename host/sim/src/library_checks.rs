@@ -18,9 +18,9 @@ pub enum LibraryCheck {
 impl LibraryCheck {
     /// The check a `trap` guarded by `guard` (negated?, predicate name) belongs to, if the
     /// predicate is one the library's inline assembly declares for it.
-    pub(crate) fn of_guard(guard: Option<&(bool, String)>) -> Option<LibraryCheck> {
-        let (negated, name) = guard?;
-        Some(match (negated, name.as_str()) {
+    pub(crate) fn of_guard(guard: Option<&(bool, &str)>) -> Option<LibraryCheck> {
+        let &(negated, name) = guard?;
+        Some(match (negated, name) {
             (false, "%rank_out_of_range") => LibraryCheck::RankOutOfRange,
             (true, "%not_own_shared") => LibraryCheck::NotOwnShared,
             (false, "%not_member") => LibraryCheck::WarpMaskWithoutCaller,

@@ -6,8 +6,12 @@
 //! `try_wait` has observed complete (PTX: "for each phase … at least one test_wait or try_wait
 //! operation must be performed which returns True for waitComplete before an arrive-on operation
 //! in the subsequent phase"), and an object that is not initialised.
+//!
+//! An arrive may reach the mbarrier of another CTA of the cluster (`.shared::cluster`, with no
+//! state returned); waits, `init` and `inval` act on the thread's own CTA's objects. An arrival
+//! synchronises with a wait only where the two are morally strong ([`crate::race::PhaseClocks`]).
 
-use super::decode::{Addr, Space, Src};
+use super::decode::{Addr, Scope, Space, Src};
 use super::exec::{Event, Thread, World};
 use super::memory::{self, Loc};
 
@@ -16,8 +20,9 @@ impl World<'_> {
         Event::Fault(what.to_string())
     }
 
-    /// The live mbarrier at a generic or shared address, for an mbarrier instruction.
-    fn mbarrier(&mut self, th: &Thread, a: u64) -> Result<usize, Event> {
+    /// The live mbarrier at a generic or shared address, for an mbarrier instruction: of the
+    /// thread's own CTA, or (`remote`: an arrive) of any CTA of its cluster.
+    fn mbarrier(&mut self, th: &Thread, a: u64, remote: bool) -> Result<usize, Event> {
         let loc = self
             .mem
             .resolve(Space::Generic, a, 8, th.cta, th.local.len() as u64)
@@ -26,16 +31,24 @@ impl World<'_> {
                     .resolve(Space::SharedCluster, a, 8, th.cta, th.local.len() as u64)
             })
             .map_err(Event::Fault)?;
-        let Some(Loc::Shared(_, off)) = loc.filter_own(th.cta) else {
-            return Err(self.fault_mb(&format!(
-                "mbarrier instruction on {a:#x}, which is not shared memory (mbarrier objects live in shared memory)"
-            )));
+        let (cta, off) = match loc {
+            Loc::Shared(cta, off) if cta == th.cta || remote => (cta, off),
+            Loc::Shared(..) => {
+                return Err(self.fault_mb(&format!(
+                    "mbarrier instruction on {a:#x}, in the shared memory of another CTA: only an arrive (`.shared::cluster`) may reach another CTA's mbarrier"
+                )));
+            }
+            _ => {
+                return Err(self.fault_mb(&format!(
+                    "mbarrier instruction on {a:#x}, which is not shared memory (mbarrier objects live in shared memory)"
+                )));
+            }
         };
         match self
             .mem
             .mbarriers
             .iter()
-            .position(|m| m.cta == th.cta && m.off == off)
+            .position(|m| m.cta == cta && m.off == off)
         {
             Some(i) => Ok(i),
             None => Err(self.fault_mb(&format!(
@@ -92,15 +105,28 @@ impl World<'_> {
         &mut self,
         th: &mut Thread,
         t: u32,
-        (d, a, count, drop, no_complete): (&Option<u32>, &Addr, &Option<Src>, &bool, &bool),
+        (d, a, count, drop, no_complete, scope): (
+            &Option<u32>,
+            &Addr,
+            &Option<Src>,
+            &bool,
+            &bool,
+            &Scope,
+        ),
     ) -> Event {
         let addr = self.val(th, a.base).wrapping_add(a.off as u64);
         let n = count.map_or(1, |c| self.val(th, c) as u32);
-        let i = match self.mbarrier(th, addr) {
+        let i = match self.mbarrier(th, addr, true) {
             Ok(i) => i,
             Err(e) => return e,
         };
         let m = &mut self.mem.mbarriers[i];
+        if m.cta != th.cta && d.is_some() {
+            return Event::Fault(
+                "mbarrier arrive on another CTA's mbarrier with a state destination (the `.shared::cluster` form returns none: `_`)"
+                    .to_string(),
+            );
+        }
         if !m.observed {
             return Event::Fault(format!(
                 "mbarrier arrive in phase {}, but no test_wait or try_wait has returned true for the completed phase {} (undefined in PTX: each phase must be observed complete before an arrive-on of the next)",
@@ -131,16 +157,16 @@ impl World<'_> {
         if *drop {
             m.expected -= 1;
         }
+        let owner = m.cta;
         if let Some(race) = &mut self.race {
-            race.release_into(t, &mut self.mb_clocks[i].0);
+            race.mbarrier_arrive(t, *scope, owner, &mut self.mb_clocks[i]);
         }
         let m = &mut self.mem.mbarriers[i];
         if m.pending == 0 {
             m.phase += 1;
             m.pending = m.expected;
             m.observed = false;
-            let (cur, done) = &mut self.mb_clocks[i];
-            done.join(cur);
+            self.mb_clocks[i].complete();
         }
         if let Some(d) = d {
             Self::set(th, *d, token);
@@ -153,12 +179,12 @@ impl World<'_> {
         &mut self,
         th: &mut Thread,
         t: u32,
-        (d, a, token, parity): (&u32, &Addr, &Src, &bool),
+        (d, a, token, parity, scope): (&u32, &Addr, &Src, &bool, &Scope),
     ) -> Event {
         let addr = self.val(th, a.base).wrapping_add(a.off as u64);
         // The phase is the token's low half (the high half is the pending count).
         let token = self.val(th, *token) & 0xffff_ffff;
-        let i = match self.mbarrier(th, addr) {
+        let i = match self.mbarrier(th, addr, false) {
             Ok(i) => i,
             Err(e) => return e,
         };
@@ -184,7 +210,7 @@ impl World<'_> {
             // and a parity names the preceding phase or the current one).
             self.mem.mbarriers[i].observed = true;
             if let Some(race) = &mut self.race {
-                race.absorb(t, &self.mb_clocks[i].1);
+                race.mbarrier_acquire(t, *scope, &self.mb_clocks[i]);
             }
         }
         Self::set(th, *d, u64::from(done));
@@ -196,7 +222,7 @@ impl World<'_> {
 
     pub(super) fn mb_inval(&mut self, th: &mut Thread, a: &Addr) -> Event {
         let addr = self.val(th, a.base).wrapping_add(a.off as u64);
-        let i = match self.mbarrier(th, addr) {
+        let i = match self.mbarrier(th, addr, false) {
             Ok(i) => i,
             Err(e) => return e,
         };

@@ -2,11 +2,13 @@
 //! (and the source line of the last `.loc`). No semantics here: [`super::decode`] gives meaning.
 
 mod directives;
+mod scopes;
 
 use super::source_lines::{INLINED_AT, LocState, file_directive};
 pub use super::source_lines::{InlinedAt, SrcPos};
 use crate::error::SimError;
 use directives::{attribute_inlined_code, declared_shape};
+pub use scopes::as_declared;
 use std::collections::HashMap;
 
 /// A state space of a variable.
@@ -67,8 +69,9 @@ pub enum Stmt {
     /// A `.param` declared inside a call sequence.
     Param(Param),
     /// The registers a `.reg` declares, as written: `%r<6>` (`%r0` to `%r5`), `%rd1`, or a
-    /// name without `%` (`.reg .f16 low, high;`).
-    Regs(Vec<String>),
+    /// name without `%` (`.reg .f16 low, high;`); and their type's size in bytes (0 for
+    /// `.pred`; `None` for a vector or a type not read here).
+    Regs(Vec<String>, Option<u32>),
 }
 
 /// A function (`.entry` kernel or `.func`), with its body if defined here.
@@ -103,7 +106,8 @@ enum Piece {
     Text(String, u32),
     Open,
     Close,
-    Label(String),
+    /// A label and its line.
+    Label(String, u32),
 }
 
 /// Splits PTX into statements, braces and labels, dropping comments; each statement keeps the
@@ -195,7 +199,7 @@ fn pieces(text: &str) -> Vec<Piece> {
                     }
                 }
                 ':' if depth == 0 && is_label(buf.trim()) => {
-                    out.push(Piece::Label(buf.trim().to_string()));
+                    out.push(Piece::Label(buf.trim().to_string(), start));
                     buf.clear();
                 }
                 _ => {
@@ -542,7 +546,7 @@ pub fn parse(text: &str) -> Result<Module, SimError> {
                     m.vars.push(parse_var(s, line)?);
                 }
             }
-            Piece::Open | Piece::Close | Piece::Label(_) => {}
+            Piece::Open | Piece::Close | Piece::Label(..) => {}
         }
         i += 1;
     }
@@ -559,102 +563,9 @@ pub fn parse(text: &str) -> Result<Module, SimError> {
     Ok(m)
 }
 
-/// The labels of a function body's nested blocks (`{ … }`), which PTX scopes to their block: an
-/// inline `asm` loop (`{ W: mbarrier.try_wait … @!%p bra W; }`) inlined twice defines `W` twice,
-/// once per block, and each `bra W` means its own block's. The body is flattened, so a label
-/// defined in a nested block is renamed `NAME@N` (N: the block's number; `@` is not part of a
-/// PTX identifier) and each branch is resolved from its innermost block outwards. Two
-/// definitions of one label in one block are refused, as ptxas refuses them.
-#[derive(Default)]
-struct BlockLabels {
-    /// The blocks open at this point, innermost last (the body itself is block 0, not listed).
-    open: Vec<u32>,
-    /// Blocks numbered so far.
-    count: u32,
-    /// Each label statement's index and block path (outermost first).
-    labels: Vec<(usize, Vec<u32>)>,
-    /// Each branch's index and block path.
-    branches: Vec<(usize, Vec<u32>)>,
-}
-
-impl BlockLabels {
-    fn open(&mut self) {
-        self.count += 1;
-        self.open.push(self.count);
-    }
-
-    fn close(&mut self) {
-        self.open.pop();
-    }
-
-    fn label(&mut self, at: usize) {
-        self.labels.push((at, self.open.clone()));
-    }
-
-    fn branch(&mut self, at: usize) {
-        self.branches.push((at, self.open.clone()));
-    }
-
-    /// Renames the nested blocks' labels and the branches to them; refuses a label defined
-    /// twice in one block.
-    fn resolve(self, body: &mut [Stmt]) -> Result<(), SimError> {
-        let mut defined: HashMap<(u32, String), usize> = HashMap::new();
-        for (at, path) in &self.labels {
-            let Stmt::Label(name) = &body[*at] else {
-                continue;
-            };
-            let block = path.last().copied().unwrap_or(0);
-            if defined.insert((block, name.clone()), *at).is_some() {
-                let line = body[..*at].iter().rev().find_map(|s| match s {
-                    Stmt::Instr(i) => Some(i.line),
-                    _ => None,
-                });
-                return Err(SimError::BadInput(format!(
-                    "label `{name}` is defined twice in one block{} (ptxas: duplicate label)",
-                    line.map_or(String::new(), |l| format!(" (after PTX line {l})"))
-                )));
-            }
-        }
-        if self.count == 0 {
-            return Ok(());
-        }
-        for (at, path) in &self.branches {
-            let Stmt::Instr(instr) = &mut body[*at] else {
-                continue;
-            };
-            let Some(target) = instr.operands.first_mut() else {
-                continue;
-            };
-            let scopes = path.iter().rev().copied().chain([0]);
-            if let Some(block) = scopes
-                .into_iter()
-                .find(|b| defined.contains_key(&(*b, target.clone())))
-            {
-                *target = qualified(target, block);
-            }
-        }
-        for (at, path) in &self.labels {
-            if let Stmt::Label(name) = &mut body[*at] {
-                *name = qualified(name, path.last().copied().unwrap_or(0));
-            }
-        }
-        Ok(())
-    }
-}
-
-/// A label's name in the flattened body: as written in the body's own block, `NAME@N` in
-/// nested block N.
-fn qualified(name: &str, block: u32) -> String {
-    if block == 0 {
-        name.to_string()
-    } else {
-        format!("{name}@{block}")
-    }
-}
-
 /// Parses statements from `i` to the matching close brace; returns them and the index of that
-/// brace. Nested blocks (inline asm, call sequences) are flattened; their labels are renamed as
-/// [`BlockLabels`] says.
+/// brace. Nested blocks (inline asm, call sequences) are flattened, each one's own labels,
+/// registers and parameters renamed apart ([`scopes`]).
 fn parse_body(
     ps: &[Piece],
     mut i: usize,
@@ -662,28 +573,28 @@ fn parse_body(
 ) -> Result<(Vec<Stmt>, usize), SimError> {
     let mut out = Vec::new();
     let mut loc = LocState::new(files);
-    let mut depth = 1;
-    let mut blocks = BlockLabels::default();
+    // The blocks: the body is block 0; `open` holds the blocks open here, innermost last.
+    let mut blocks = scopes::Blocks::default();
+    let mut open = vec![0];
+    // Each statement's block and PTX line.
+    let mut at: Vec<(u32, u32)> = Vec::new();
     while i < ps.len() {
+        let mut line = 0;
         match &ps[i] {
-            Piece::Open => {
-                depth += 1;
-                blocks.open();
-            }
+            Piece::Open => open.push(blocks.open(open[open.len() - 1])),
             Piece::Close => {
-                depth -= 1;
-                if depth == 0 {
-                    blocks.resolve(&mut out)?;
+                open.pop();
+                if open.is_empty() {
+                    blocks.resolve(&mut out, &at)?;
                     return Ok((out, i));
                 }
-                blocks.close();
             }
-            Piece::Label(l) => {
-                blocks.label(out.len());
+            Piece::Label(l, l_line) => {
+                line = *l_line;
                 out.push(Stmt::Label(l.clone()));
             }
-            Piece::Text(s, line) => {
-                let line = *line;
+            Piece::Text(s, s_line) => {
+                line = *s_line;
                 if let Some(directive) =
                     s.strip_prefix(".loc ").or_else(|| s.strip_prefix(".loc\t"))
                 {
@@ -696,8 +607,18 @@ fn parse_body(
                         .filter(|w| !w.is_empty() && !w.starts_with('.'))
                         .map(str::to_string)
                         .collect();
+                    let types: Vec<&str> = decl
+                        .split_whitespace()
+                        .filter(|w| w.starts_with('.'))
+                        .collect();
+                    let size = match types[..] {
+                        [".pred"] => Some(0),
+                        [".f16x2" | ".bf16x2"] => Some(4),
+                        [t] => type_size(t),
+                        _ => None,
+                    };
                     if !names.is_empty() {
-                        out.push(Stmt::Regs(names));
+                        out.push(Stmt::Regs(names, size));
                     }
                 } else if s.starts_with(".local") || s.starts_with(".shared") {
                     out.push(Stmt::Local(parse_var(s, line)?));
@@ -706,14 +627,11 @@ fn parse_body(
                 } else if s.starts_with('.') || s.contains(".callprototype") {
                     // `.pragma`, `.maxntid`, prototypes: no effect on execution.
                 } else {
-                    let instr = parse_instr(s, line, &loc)?;
-                    if instr.opcode == "bra" || instr.opcode.starts_with("bra.") {
-                        blocks.branch(out.len());
-                    }
-                    out.push(Stmt::Instr(instr));
+                    out.push(Stmt::Instr(parse_instr(s, line, &loc)?));
                 }
             }
         }
+        at.resize(out.len(), (open[open.len() - 1], line));
         i += 1;
     }
     Err(SimError::BadInput("unterminated function body".into()))

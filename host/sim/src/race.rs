@@ -293,3 +293,46 @@ impl Race {
         self.vcs[t as usize].join(clock);
     }
 }
+
+/// The clocks of an mbarrier's phases (PTX ISA 8.9.4 rule 4 between an arrive-on and a
+/// `test_wait`/`try_wait` on the object, each an operation of its scope): what the arrivals of
+/// the current phase released and what the completed phases did, apart for arrivals of the
+/// object's own CTA, which every waiter's scope includes, and arrivals of another CTA of the
+/// cluster at `.cluster` scope, which only a `.cluster` wait acquires. A remote arrive at `.cta`
+/// scope releases to nobody: its scope does not include the waiters.
+#[derive(Clone, Debug, Default)]
+pub struct PhaseClocks {
+    own: Clock,
+    own_done: Clock,
+    cluster: Clock,
+    cluster_done: Clock,
+}
+
+impl PhaseClocks {
+    /// The current phase completes: its arrivals' clocks join those of the completed phases.
+    pub fn complete(&mut self) {
+        self.own_done.join(&self.own);
+        self.cluster_done.join(&self.cluster);
+    }
+}
+
+impl Race {
+    /// `t` arrives at `scope` on an mbarrier of CTA `owner`.
+    pub fn mbarrier_arrive(&mut self, t: u32, scope: Scope, owner: u32, phases: &mut PhaseClocks) {
+        let me = self.places[t as usize];
+        let waiter = Place { cta: owner, ..me };
+        if me.cta == owner {
+            self.release_into(t, &mut phases.own);
+        } else if includes(scope, me, waiter) {
+            self.release_into(t, &mut phases.cluster);
+        }
+    }
+
+    /// `t` (of the object's CTA) observes a completed phase with a wait at `scope`.
+    pub fn mbarrier_acquire(&mut self, t: u32, scope: Scope, phases: &PhaseClocks) {
+        self.absorb(t, &phases.own_done);
+        if scope >= Scope::Cluster {
+            self.absorb(t, &phases.cluster_done);
+        }
+    }
+}

@@ -1,7 +1,8 @@
 //! The module checks ptxas makes before it assembles, for what the simulator decodes: one
 //! definition per variable and function name, the module's `.const` data within 64 KiB, and a
 //! kernel's static `.shared` data within 48 KiB. Each refusal names the symbol and its PTX line.
-//! (Registers, operands, symbols and labels are checked where [`super::decode`] reads them.)
+//! (Registers, operands, symbols and labels are checked where [`super::decode`] reads them, and
+//! declarations of one name in one block where the parser reads the blocks.)
 
 use super::parse::{Module, Stmt, Var, VarSpace};
 use crate::error::SimError;

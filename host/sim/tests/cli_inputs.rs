@@ -190,6 +190,12 @@ fn bad_argument_forms_are_exit_2_naming_the_problem() {
             &["--arg", "buf:u32:1", "--arg", "fn:9lives", "--arg", "u32:1"],
             "`9lives` is not a function name",
         ),
+        // A kernel is no device function: it used to pass an address the call then faulted on
+        // (exit 1, "indirect call to 0x0").
+        (
+            &["--arg", "buf:u32:1", "--arg", "fn:apply", "--arg", "u32:1"],
+            "`apply` is a kernel (`.entry`)",
+        ),
         (
             &["--arg", "buf:u32:1", "--arg", "bytes:123"],
             "two digits a byte",

@@ -61,6 +61,38 @@ fn findings(ptx: &str) -> Vec<String> {
     out.findings.into_iter().map(|f| f.text).collect()
 }
 
+/// `module(body)` with a `.const` table of four words.
+fn with_const_table(body: &str) -> String {
+    module(body).replace(
+        ".visible .entry",
+        ".const .align 4 .u32 table[4] = {1, 2, 3, 4};\n.visible .entry",
+    )
+}
+
+#[test]
+fn a_store_or_atomic_naming_the_const_space_is_bad_input_naming_its_line() {
+    // ptxas: "State space incorrect for instruction 'st'" (and 'atom', 'red'). They used to
+    // load and fault when run (exit 1).
+    for body in [
+        "\tst.const.u32 [table], 5;\n",
+        "\tst.const.v2.u32 [table], {%r1, %r2};\n",
+        "\tatom.const.add.u32 %r1, [table], 1;\n",
+        "\tred.const.add.u32 [table], 1;\n",
+    ] {
+        let ptx = with_const_table(body);
+        let (code, err) = command("const_store", &ptx);
+        let line = line_of(&ptx, body.trim());
+        assert_eq!(code, 2, "{body}: {err}");
+        let opcode = body.split_whitespace().next().unwrap();
+        assert!(
+            err.contains(&format!("`{opcode}`"))
+                && err.contains(".const")
+                && err.contains(&format!("PTX line {line}")),
+            "{body}: {err}"
+        );
+    }
+}
+
 #[test]
 fn stores_to_const_memory_fault_naming_the_instruction() {
     let with_const = |body: &str| {
@@ -73,7 +105,6 @@ fn stores_to_const_memory_fault_naming_the_instruction() {
     let read = with_const("\tld.const.u32 %r1, [table+8];\n\tst.global.u32 [%rd1], %r1;\n");
     assert_eq!(first_word(&read), 3);
     for (store, opcode) in [
-        ("\tst.const.u32 [table], 5;\n", "st.const.u32"),
         ("\tmov.u64 %rd2, table;\n\tst.u32 [%rd2+4], 5;\n", "st.u32"),
         (
             "\tcvta.const.u64 %rd2, table;\n\tst.global.u32 [%rd2], 5;\n",
@@ -378,4 +409,42 @@ fn a_functions_own_shared_variable_is_shared_memory_of_its_own() {
         .collect();
     // Each thread: the kernel's `s` (77, from thread 0), then f's `s` (5, from thread 1).
     assert_eq!(words, [77, 5, 77, 5]);
+}
+
+#[test]
+fn a_register_of_the_wrong_type_is_bad_input_naming_it_and_its_line() {
+    // ptxas: "Arguments mismatch for instruction '…'". Each used to run silently.
+    for (body, reg) in [
+        ("\tadd.s32 %r1, %rd1, 1;\n", "%rd1"),
+        ("\tmov.u64 %rd2, %r1;\n", "%r1"),
+        ("\tmov.u32 %r1, %p1;\n", "%p1"),
+        ("\tsetp.eq.u32 %r1, %r2, 0;\n", "%r1"),
+        ("\tselp.u32 %r1, 1, 0, %r2;\n", "%r2"),
+        ("\tand.pred %p1, %p2, %r3;\n", "%r3"),
+        ("\t@%r1 bra $done;\n$done:\n", "%r1"),
+        ("\tld.global.u64 %r1, [%rd1];\n", "%r1"),
+        ("\tld.global.u32 %p1, [%rd1];\n", "%p1"),
+        ("\tst.global.u64 [%rd1], %r1;\n", "%r1"),
+        ("\tatom.global.add.u32 %rd2, [%rd1], 1;\n", "%rd2"),
+        ("\tred.global.add.u64 [%rd1], %r1;\n", "%r1"),
+    ] {
+        let ptx = module(body);
+        let (code, err) = command("wrong_type", &ptx);
+        let line = line_of(&ptx, body.trim().lines().next().unwrap());
+        assert_eq!(code, 2, "{body}: {err}");
+        assert!(
+            err.contains(&format!("`{reg}`")) && err.contains(&format!("PTX line {line}")),
+            "{body}: {err}"
+        );
+    }
+    // What ptxas accepts: a register of another type of the size, a wider load destination,
+    // two predicate destinations, a negated predicate source, a packing move.
+    let ptx = module(
+        "\t.reg .f32 %f<2>;\n\tmov.b32 %f1, 0f40000000;\n\tadd.f32 %f1, %r1, %f1;\n\
+         \tmov.b32 %r2, %f1;\n\tld.global.u32 %rd2, [%rd1];\n\
+         \tsetp.eq.and.u32 %p1|%p2, %r2, 1073741824, !%p3;\n\tmov.b64 %rd3, {%r2, %r2};\n\
+         \tselp.u32 %r3, 1, 0, %p1;\n\tst.global.u8 [%rd1+4], %r3;\n\tst.global.u16 [%rd1+4], %rd3;\n\
+         \tatom.global.add.u32 %r4, [%rd1+8], 1;\n\tst.global.u32 [%rd1], %r3;\n",
+    );
+    assert_eq!(first_word(&ptx), 1);
 }

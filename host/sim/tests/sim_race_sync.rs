@@ -342,3 +342,12 @@ fn relaxed_mbarrier_forms_are_refused() {
         );
     }
 }
+
+/// PTX ISA 8.9.4 rule 2: a `bar.sync` synchronises with the `bar.sync`s of the same barrier,
+/// which is its CTA's own: two blocks each at their barrier 0 order nothing between them.
+#[test]
+fn a_bar_sync_orders_nothing_across_blocks() {
+    let producer = "\tst.global.u32 [%rd1], 42;\n\tbar.sync 0;";
+    let consumer = "\tbar.sync 0;\n\tld.global.u32 %r4, [%rd1];\n\tst.global.u32 [%rd1+16], %r4;";
+    assert_race_in_every_seed(&two_sided(producer, consumer), "bar.sync across blocks");
+}

@@ -390,6 +390,11 @@ fn layout(fields: &[Field], sim: &Simulator) -> Result<(Vec<u8>, Vec<Placed>), S
                 bytes.extend_from_slice(&[0; 8]);
             }
             Field::Fn(name) => {
+                if sim.kernels().any(|k| k == name) {
+                    return Err(format!(
+                        "`{name}` is a kernel (`.entry`), which no call can reach through a pointer: `fn:` names a device function (`.func`)"
+                    ));
+                }
                 let address = sim.function_address(name).ok_or_else(|| {
                     let known: Vec<&str> = sim.functions().collect();
                     format!(

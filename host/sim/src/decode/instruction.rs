@@ -209,6 +209,9 @@ pub(super) fn decode_one(d: &mut FnDecoder, i: &RawInstr, at: usize) -> Result<O
                 return Err(err(i, format!("qualifier `.{x}`")));
             }
             let ty = q.ty.ok_or_else(|| err(i, "no type"))?;
+            if base == "st" && q.space == Space::Const {
+                return Err(const_write(i));
+            }
             let scope = q.scope.unwrap_or(Scope::Sys);
             if q.sem != Sem::Weak && q.scope.is_none() {
                 return Err(err(i, "a strong access needs a scope"));
@@ -249,6 +252,9 @@ pub(super) fn decode_one(d: &mut FnDecoder, i: &RawInstr, at: usize) -> Result<O
                 return Err(err(i, format!("qualifier `.{x}`")));
             }
             let ty = q.ty.ok_or_else(|| err(i, "no type"))?;
+            if q.space == Space::Const {
+                return Err(const_write(i));
+            }
             let rmw = q.rmw.ok_or_else(|| err(i, "no operation"))?;
             // Without .sem and scope, atom is relaxed at gpu scope (PTX ISA).
             let sem = if q.sem == Sem::Weak {
@@ -370,6 +376,11 @@ pub(super) fn decode_one(d: &mut FnDecoder, i: &RawInstr, at: usize) -> Result<O
         "mbarrier" => {
             let form = rest.first().copied().unwrap_or("");
             let parity = rest.contains(&"parity");
+            let scope = if rest.contains(&"cluster") {
+                Scope::Cluster
+            } else {
+                Scope::Cta
+            };
             // Arrivals release and successful waits acquire here: a `.relaxed` form (which
             // does neither) would make the race detector order what PTX leaves unordered.
             if rest.contains(&"relaxed") {
@@ -400,6 +411,7 @@ pub(super) fn decode_one(d: &mut FnDecoder, i: &RawInstr, at: usize) -> Result<O
                         count,
                         form == "arrive_drop",
                         rest.contains(&"noComplete"),
+                        scope,
                     )
                 }
                 "test_wait" | "try_wait" => {
@@ -409,6 +421,7 @@ pub(super) fn decode_one(d: &mut FnDecoder, i: &RawInstr, at: usize) -> Result<O
                         d.addr(i, &o[1])?,
                         d.src(i, &o[2])?,
                         parity,
+                        scope,
                     )
                 }
                 "pending_count" => {
@@ -427,9 +440,14 @@ pub(super) fn decode_one(d: &mut FnDecoder, i: &RawInstr, at: usize) -> Result<O
             need(i, 1)?;
             Op::Nanosleep(d.src(i, &o[0])?)
         }
-        "trap" => Op::Trap(crate::library_checks::LibraryCheck::of_guard(
-            i.guard.as_ref(),
-        )),
+        "trap" => {
+            // The predicate as the library's inline assembly declares it, in its own block.
+            let guard = (i.guard.as_ref()).map(|(neg, p)| (*neg, crate::parse::as_declared(p)));
+            let guard = guard.as_ref().map(|(neg, p)| (*neg, &**p));
+            Op::Trap(crate::library_checks::LibraryCheck::of_guard(
+                guard.as_ref(),
+            ))
+        }
         "exit" => Op::Exit,
         "ret" => Op::Ret,
         "bra" => {
@@ -608,4 +626,13 @@ fn async_copy(d: &mut FnDecoder, i: &RawInstr, rest: &[&str]) -> Result<Op, SimE
         }
         _ => return Err(err(i, "this cp.async form")),
     })
+}
+
+/// A store or read-modify-write naming the `.const` state space, which it does not take
+/// (ptxas: "State space incorrect"; the ISA: "Stores to const memory are illegal").
+fn const_write(i: &RawInstr) -> SimError {
+    invalid(
+        i,
+        "writes the .const state space, which no store or atomic takes (\"Stores to const memory are illegal\", PTX ISA)",
+    )
 }

@@ -22,6 +22,9 @@ pub(super) struct FnDecoder<'a> {
     pub(super) declared: std::collections::HashSet<String>,
     /// Registers declared as a range (`.reg .b32 %r<6>;`): prefix → how many (`%r0` to `%r5`).
     pub(super) ranges: HashMap<String, u32>,
+    /// The size in bytes of each register's declared type (0: `.pred`), by name and by range
+    /// prefix, where the declaration gives one.
+    pub(super) sizes: HashMap<String, u32>,
     /// The PTX line of the instruction being decoded.
     pub(super) line: u32,
     /// The first register used that no `.reg` declares, with its PTX line.
@@ -59,23 +62,40 @@ impl FnDecoder<'_> {
         let n = self.regs.len() as u32;
         *self.regs.entry(name.to_string()).or_insert(n)
     }
-    /// Adds the registers of a `.reg` statement (`%r<6>`, `%rd1`, `low`).
-    pub(super) fn declare(&mut self, names: &[String]) {
+    /// Adds the registers of a `.reg` statement (`%r<6>`, `%rd1`, `low`) of a type of `size`
+    /// bytes (0: `.pred`; `None`: not known).
+    pub(super) fn declare(&mut self, names: &[String], size: Option<u32>) {
         for name in names {
             let range = name
                 .strip_suffix('>')
                 .and_then(|n| n.split_once('<'))
                 .and_then(|(prefix, count)| Some((prefix, count.trim().parse::<u32>().ok()?)));
-            match range {
+            let key = match range {
                 Some((prefix, count)) => {
                     let known = self.ranges.entry(prefix.to_string()).or_insert(0);
                     *known = (*known).max(count);
+                    format!("{prefix}<>")
                 }
                 None => {
                     self.declared.insert(name.clone());
+                    name.clone()
                 }
+            };
+            if let Some(size) = size {
+                self.sizes.insert(key, size);
             }
         }
+    }
+    /// The size in bytes of the declared type of register `name` (0: `.pred`), where known.
+    pub(super) fn reg_size(&self, name: &str) -> Option<u32> {
+        if let Some(&size) = self.sizes.get(name) {
+            return Some(size);
+        }
+        let prefix = name.trim_end_matches(|c: char| c.is_ascii_digit());
+        if prefix.len() == name.len() {
+            return None;
+        }
+        self.sizes.get(&format!("{prefix}<>")).copied()
     }
     /// Notes `name` as the first undeclared register unless a `.reg` declares it.
     fn check_declared(&mut self, name: &str) {
