@@ -369,6 +369,7 @@ pub(super) fn decode_one(d: &mut FnDecoder, i: &RawInstr, at: usize) -> Result<O
         "shfl" | "vote" | "match" | "redux" | "activemask" => collective::warp(d, i, base, rest)?,
         "mbarrier" => {
             let form = rest.first().copied().unwrap_or("");
+            let space = mbarrier_space(rest);
             let parity = rest.contains(&"parity");
             // Arrivals release and successful waits acquire here: a `.relaxed` form (which
             // does neither) would make the race detector order what PTX leaves unordered.
@@ -378,7 +379,7 @@ pub(super) fn decode_one(d: &mut FnDecoder, i: &RawInstr, at: usize) -> Result<O
             match form {
                 "init" => {
                     need(i, 2)?;
-                    Op::MbInit(d.addr(i, &o[0])?, d.src(i, &o[1])?)
+                    Op::MbInit(space, d.addr(i, &o[0])?, d.src(i, &o[1])?)
                 }
                 "arrive" | "arrive_drop" => {
                     if rest.contains(&"expect_tx") {
@@ -396,6 +397,7 @@ pub(super) fn decode_one(d: &mut FnDecoder, i: &RawInstr, at: usize) -> Result<O
                     };
                     Op::MbArrive(
                         dst,
+                        space,
                         d.addr(i, &o[1])?,
                         count,
                         form == "arrive_drop",
@@ -406,6 +408,7 @@ pub(super) fn decode_one(d: &mut FnDecoder, i: &RawInstr, at: usize) -> Result<O
                     need(i, 3)?;
                     Op::MbTestWait(
                         d.dst(i, &o[0])?,
+                        space,
                         d.addr(i, &o[1])?,
                         d.src(i, &o[2])?,
                         parity,
@@ -417,7 +420,7 @@ pub(super) fn decode_one(d: &mut FnDecoder, i: &RawInstr, at: usize) -> Result<O
                 }
                 "inval" => {
                     need(i, 1)?;
-                    Op::MbInval(d.addr(i, &o[0])?)
+                    Op::MbInval(space, d.addr(i, &o[0])?)
                 }
                 _ => return Err(err(i, "this mbarrier form")),
             }
@@ -565,6 +568,16 @@ fn vector_regs(
 }
 
 /// The `cp.async` family; cache hints (`.L2::128B`, a cache policy operand) change nothing here.
+/// The state space an `mbarrier` instruction names: `.shared`/`.shared::cta`, `.shared::cluster`,
+/// or none (the generic forms).
+fn mbarrier_space(rest: &[&str]) -> Space {
+    match rest.iter().find(|q| q.starts_with("shared")) {
+        Some(&"shared::cluster") => Space::SharedCluster,
+        Some(_) => Space::Shared,
+        None => Space::Generic,
+    }
+}
+
 fn async_copy(d: &mut FnDecoder, i: &RawInstr, rest: &[&str]) -> Result<Op, SimError> {
     let o = &i.operands;
     Ok(match rest.first().copied() {
@@ -579,7 +592,11 @@ fn async_copy(d: &mut FnDecoder, i: &RawInstr, rest: &[&str]) -> Result<Op, SimE
         }
         Some("mbarrier") => {
             need(i, 1)?;
-            Op::CpAsyncMbArrive(d.addr(i, &o[0])?, rest.contains(&"noinc"))
+            Op::CpAsyncMbArrive(
+                mbarrier_space(rest),
+                d.addr(i, &o[0])?,
+                rest.contains(&"noinc"),
+            )
         }
         Some("ca" | "cg") => {
             if !rest.iter().any(|q| q.starts_with("shared")) || !rest.contains(&"global") {
