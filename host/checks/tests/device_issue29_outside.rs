@@ -364,3 +364,60 @@ fn a_lane_releasing_its_warp_after_its_cluster_arrive_hangs() {
         );
     }
 }
+
+/// A kernel whose only cluster-barrier arrival is the relaxed one.
+const RELAXED_ARRIVE: &str = r#"
+#[unsafe(no_mangle)]
+pub unsafe extern "ptx-kernel" fn relaxed_arrive() {
+    // SAFETY: waited for at once.
+    unsafe { scoped_atomics::kernel::cluster_arrive_relaxed() }.wait()
+}
+"#;
+
+/// Item 3: `cluster_arrive_relaxed` follows the build's PTX ISA, also where it comes from the CPU
+/// variant (`sm_90a`: PTX ISA 8.0) or from an explicit `+ptx80` on sm_90 (`isa_gate` covers
+/// sm_90 and sm_100).
+#[test]
+fn the_relaxed_cluster_arrival_on_sm_90a_and_with_ptx80() {
+    let Some(tc) = scratch::toolchain("device_issue29_outside") else {
+        return;
+    };
+    let source = format!("{}{RELAXED_ARRIVE}", scratch::PRELUDE);
+    let dir = scratch::crate_dir(
+        &tc,
+        "issue29-relaxed",
+        ", default-features = false",
+        &source,
+    );
+    for (flags, name) in [
+        ("-C target-cpu=sm_90a", "sm_90a"),
+        (
+            "-C target-cpu=sm_90 -C target-feature=+ptx80",
+            "sm_90_ptx80",
+        ),
+    ] {
+        let rustflags = Target::Sm80
+            .rustflags()
+            .replace("-C target-cpu=sm_80", flags);
+        let target_dir = tc.root.join(format!("target/ptx/issue29-{name}"));
+        let (out, ptx) = scratch::build_with(
+            &tc,
+            &dir,
+            &target_dir,
+            &rustflags,
+            scratch::Extra::default(),
+        );
+        assert!(
+            out.status.success(),
+            "{name}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let text = std::fs::read_to_string(ptx).unwrap();
+        let arrivals: Vec<&str> = text
+            .lines()
+            .map(str::trim)
+            .filter(|l| l.starts_with("barrier.cluster.arrive"))
+            .collect();
+        assert_eq!(arrivals, ["barrier.cluster.arrive.relaxed;"], "{name}");
+    }
+}
