@@ -7,10 +7,13 @@
 //! * item 2: a hardware barrier's last arriver that arrives again before any wait saw the phase
 //!   end (`init_in_place(p, 1); arrive(); arrive(); arrive()`) is the simulator's fault, on `SharedBarrier`
 //!   and on `Barrier<Block>`; `Barrier::<Block>::new` above `max()` traps on sm_80+ (and not on
-//!   sm_70, where `max()` is 2³¹ − 1), and in a `static` is a compile error there;
+//!   sm_70, where `max()` is 2³¹ − 1), and in a `static` is a compile error there; a token
+//!   waited on at another hardware barrier (`SharedBarrier` at `SharedBarrier`, `Barrier<Device>`
+//!   at `SharedBarrier`) traps;
 //! * item 3: `cluster_sync` with a block that returned before it completes; a lane that arrives
 //!   and then releases a flag another lane of its warp spins on before its own `cluster_sync` is
-//!   the simulator's hang (the warp rendezvous of `barrier.cluster.arrive`).
+//!   the simulator's hang (the warp rendezvous of `barrier.cluster.arrive`);
+//!   `cluster_arrive_relaxed` is the relaxed form on sm_90a and with `+ptx80`.
 //!
 //! Skipped without the tools (a failure with `CI=true`), as the other device checks.
 
@@ -82,6 +85,33 @@ pub fn block_arrive_wait_arrive() {
     let t = b.arrive();
     b.wait(t);
     let _ = b.arrive();
+}
+
+/// A token of one `SharedBarrier` waited on at another (both hardware barriers of the block).
+#[scoped_atomics::kernel]
+pub fn shared_token_at_another_shared() {
+    let places = scoped_atomics::block_shared!(PAIR: [SharedBarrier; 2]).cast::<SharedBarrier>();
+    if thread_idx().x == 0 {
+        // SAFETY: block-shared memory, used after the `sync_threads` below.
+        unsafe {
+            SharedBarrier::init_in_place(places, 2);
+            SharedBarrier::init_in_place(places.add(1), 2);
+        }
+    }
+    sync_threads();
+    // SAFETY: initialised above, for the life of the block.
+    let (a, b) = unsafe { (&*places, &*places.add(1)) };
+    let token = a.arrive();
+    b.wait(token);
+}
+
+/// A `Barrier<Device>`'s token (global memory) waited on at a `SharedBarrier`.
+#[scoped_atomics::kernel]
+pub fn device_token_at_shared(device: *const Barrier<scoped_atomics::Device>) {
+    let shared = shared_barrier(2);
+    // SAFETY: the launcher passes a live device barrier.
+    let token = unsafe { &*device }.arrive();
+    shared.wait(token);
 }
 
 /// A block barrier of `expected` made at run time (it must not fold away: it is used).
@@ -215,6 +245,48 @@ fn a_hardware_barriers_last_arriver_arriving_again_unobserved_is_a_fault() {
                 out.findings
             );
         }
+    }
+}
+
+/// A `Barrier<Device>::new(2)` as the bytes of its two words (count word: guard, 2 missing,
+/// expected 2; phase word 0).
+fn device_barrier_of_two() -> Vec<u8> {
+    let count: u64 = (0x8000_0002u64 << 32) | 2;
+    let mut bytes = count.to_le_bytes().to_vec();
+    bytes.extend_from_slice(&0u64.to_le_bytes());
+    bytes
+}
+
+/// Item 2: a token waited on at a barrier it did not arrive at traps on the hardware paths too
+/// (`device_barrier_misuse` runs a `SharedBarrier`'s token at a `Barrier<Device>`).
+#[test]
+fn a_token_at_another_hardware_barrier_traps() {
+    for target in HARDWARE_TARGETS {
+        let Some(ptx) = ptx("issue29-barriers", &prelude_and(BARRIERS), target) else {
+            return;
+        };
+        let out = run(
+            &ptx,
+            "shared_token_at_another_shared",
+            &Launch::new([1; 3], [1, 1, 1], Vec::new()),
+        );
+        assert!(
+            out.findings
+                .first()
+                .is_some_and(|f| f.text.contains("trap")),
+            "{target} shared at shared: {:?}",
+            out.findings
+        );
+        let mut l = Launch::new([1; 3], [1, 1, 1], vec![Arg::Ptr(0, 0)]);
+        l.buffers = vec![device_barrier_of_two()];
+        let out = run(&ptx, "device_token_at_shared", &l);
+        assert!(
+            out.findings
+                .first()
+                .is_some_and(|f| f.text.contains("trap")),
+            "{target} device at shared: {:?}",
+            out.findings
+        );
     }
 }
 
