@@ -18,16 +18,6 @@ pub enum Loc {
     Local(u64),
 }
 
-impl Loc {
-    /// The location if it is not another CTA's shared memory (which mbarrier objects cannot be).
-    pub fn filter_own(self, cta: u32) -> Option<Loc> {
-        match self {
-            Loc::Shared(c, _) if c != cta => None,
-            other => Some(other),
-        }
-    }
-}
-
 /// A global region: a caller's buffer, a module variable or a block of the device heap.
 #[derive(Debug, Clone)]
 pub struct Region {
