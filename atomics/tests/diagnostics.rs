@@ -41,7 +41,7 @@ const CASES: [(&str, &str); 4] = [
 /// cannot check) is a compile error that names the `unsafe` constructor. Each entry is one line
 /// of the scratch crate (so that each error can be matched to its line) and a piece of its
 /// message.
-const SPACED: [(&str, &str); 13] = [
+const SPACED: [(&str, &str); 20] = [
     (
         "static COUNTER: Atomic<u32, Shared<Block>> = Atomic::new(0);",
         PLAIN_ONLY,
@@ -93,6 +93,36 @@ const SPACED: [(&str, &str); 13] = [
     (
         "pub fn nested(x: *mut u32) { let _ = unsafe { AtomicRef::<u32, Global<Device>>::from_shared_ptr(x) }; }",
         PLAIN_ONLY,
+    ),
+    // Checked from outside (issue 29): generic code, the conversion traits, arrays, the
+    // read-only view, and a spaced view re-scoped into the other space.
+    (
+        "pub fn generic<S: scoped_atomics::Scope>() -> Atomic<u32, S> { Atomic::new(0) }",
+        PLAIN_ONLY,
+    ),
+    (
+        "pub fn into() -> Atomic<u32, Global<Device>> { 5.into() }",
+        PLAIN_ONLY,
+    ),
+    (
+        "pub fn flag() -> AtomicFlag<Shared<Block>> { AtomicFlag::default() }",
+        PLAIN_ONLY,
+    ),
+    (
+        "pub fn array() -> [Atomic<u32, Global<Device>>; 4] { Default::default() }",
+        PLAIN_ONLY,
+    ),
+    (
+        "pub fn binary() -> scoped_atomics::BinarySemaphore<Global<Device>> { scoped_atomics::BinarySemaphore::new(1) }",
+        PLAIN_ONLY,
+    ),
+    (
+        "pub fn read_view(a: &Atomic<u32, Device>) { let _ = scoped_atomics::AtomicReadRef::from(a).with_scope::<Shared<Block>>(); }",
+        NO_RESCOPE,
+    ),
+    (
+        "pub fn shared_to_global(r: AtomicRef<'_, u32, Shared<Block>>) { let _ = r.with_scope::<Global<Block>>(); }",
+        NO_RESCOPE,
     ),
 ];
 

@@ -211,3 +211,55 @@ fn the_cluster_barrier_waits_only_for_the_non_exited_threads() {
         drop(unsafe { Box::from_raw(cell.0) });
     });
 }
+
+/// Issue 29, item 3, checked from outside: a thread that returns *between* phases stops counting
+/// from the next phase on, in every interleaving. A cluster of three blocks of one thread: block
+/// 2 stores and syncs once, then returns; block 1 stores, arrives without waiting and returns
+/// (its arrival counted in phase 0); block 0 syncs three times and, after the first, reads both
+/// stores. A barrier that counted an exit twice would let block 0 read before a store (the
+/// assertion), one that kept an exited thread counted would deadlock.
+#[test]
+fn threads_that_exit_between_phases_stop_counting() {
+    use scoped_atomics::Cluster;
+    use scoped_atomics::kernel::{block_idx, cluster_arrive, cluster_sync};
+    use scoped_atomics_host::executor::Launch;
+    loom_builder().check(|| {
+        let cells = Arg(Box::into_raw(Box::new([0u32; 3])));
+        Launch::new(Dim3::x(3), Dim3::x(1))
+            .cluster(Dim3::x(3))
+            .run_loom(move || {
+                let cells = cells;
+                let b = block_idx().x as usize;
+                // SAFETY: three cells, live until the launch returned.
+                let word = |i: usize| unsafe {
+                    AtomicRef::<u32, Cluster>::from_ptr(cells.0.cast::<u32>().add(i))
+                };
+                match b {
+                    2 => {
+                        word(2).store(1, Ordering::Relaxed);
+                        cluster_sync();
+                    }
+                    1 => {
+                        word(1).store(1, Ordering::Relaxed);
+                        // SAFETY: this thread returns at once: it never arrives again.
+                        core::mem::forget(unsafe { cluster_arrive() });
+                    }
+                    _ => {
+                        cluster_sync();
+                        assert_eq!(
+                            (
+                                word(1).load(Ordering::Relaxed),
+                                word(2).load(Ordering::Relaxed)
+                            ),
+                            (1, 1)
+                        );
+                        cluster_sync();
+                        cluster_sync();
+                    }
+                }
+            })
+            .unwrap();
+        // SAFETY: the launch joined every thread; allocated above.
+        drop(unsafe { Box::from_raw(cells.0) });
+    });
+}

@@ -363,9 +363,11 @@ mod api {
     ///
     /// # Safety
     /// This thread waits for the returned arrival (its `wait`, or its drop) before it arrives
-    /// at the cluster barrier again: it is not leaked (`core::mem::forget`, a reference cycle)
-    /// and no `cluster_sync`, `cluster_arrive` or `cluster_arrive_relaxed` of this thread comes
-    /// before its wait. PTX leaves a second arrival without a wait undefined, and the device
+    /// at the cluster barrier again: no `cluster_sync`, `cluster_arrive` or
+    /// `cluster_arrive_relaxed` of this thread comes before its wait, and the arrival is not
+    /// leaked (`core::mem::forget`, a reference cycle) unless the thread never arrives again
+    /// (it returns from the kernel: its arrival still counts in its phase, as PTX counts an
+    /// exited thread's). PTX leaves a second arrival without a wait undefined, and the device
     /// has no per-thread state to check it by ([`ClusterArrival`]); [`cluster_sync`] is the
     /// safe form.
     ///

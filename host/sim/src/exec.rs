@@ -640,25 +640,33 @@ impl World<'_> {
                     }
                     return self.cp_async_wait(th, t, *n);
                 }
-                Op::CpAsyncMbArrive(a, noinc) => {
+                Op::CpAsyncMbArrive(space, a, noinc) => {
                     let done = self.cp_async_wait(th, t, None);
                     if !matches!(done, Event::Yield) || !*noinc {
                         return done;
                     }
-                    return self.mb_arrive(th, t, (&None, a, &None, &false, &false, &Scope::Cta));
+                    return self.mb_arrive(
+                        th,
+                        t,
+                        (&None, (*space, a), &None, &false, &false, &Scope::Cta),
+                    );
                 }
-                Op::MbInit(a, count) => return self.mb_init(th, a, count),
-                Op::MbArrive(d, a, count, drop, no_complete, scope) => {
-                    return self.mb_arrive(th, t, (d, a, count, drop, no_complete, scope));
+                Op::MbInit(space, a, count) => return self.mb_init(th, (*space, a), count),
+                Op::MbArrive(d, space, a, count, drop, no_complete, scope) => {
+                    return self.mb_arrive(
+                        th,
+                        t,
+                        (d, (*space, a), count, drop, no_complete, scope),
+                    );
                 }
                 Op::MbPendingCount(d, state) => {
                     let pending = self.val(th, *state) >> 32;
                     Self::set(th, *d, pending);
                 }
-                Op::MbTestWait(d, a, token, parity, scope) => {
-                    return self.mb_test_wait(th, t, (d, a, token, parity, scope));
+                Op::MbTestWait(d, space, a, token, parity, scope) => {
+                    return self.mb_test_wait(th, t, (d, (*space, a), token, parity, scope));
                 }
-                Op::MbInval(a) => return self.mb_inval(th, a),
+                Op::MbInval(space, a) => return self.mb_inval(th, (*space, a)),
                 Op::Nanosleep(a) => {
                     self.time += self.val(th, *a).min(1_000_000);
                     return Event::Yield;

@@ -350,21 +350,23 @@ pub enum Op {
     CpAsyncCommit,
     /// `cp.async.wait_group n` (`Some(n)`) or `cp.async.wait_all` (`None`).
     CpAsyncWait(Option<u32>),
-    /// `cp.async.mbarrier.arrive{.noinc}.shared.b64 [mbar]`: the copies complete, then (with
-    /// `.noinc`, when true) one arrival on the mbarrier.
-    CpAsyncMbArrive(Addr, bool),
-    MbInit(Addr, Src),
+    /// `cp.async.mbarrier.arrive{.noinc}{.shared{::cta}}.b64 [mbar]`: the copies complete, then
+    /// (with `.noinc`, when true) one arrival on the mbarrier. Every mbarrier operation's
+    /// [`Space`] is the one its instruction names (`Generic` for the generic forms): the address
+    /// is read in it, as `ld`/`st` read theirs.
+    CpAsyncMbArrive(Space, Addr, bool),
+    MbInit(Space, Addr, Src),
     /// `mbarrier.arrive{_drop}{.noComplete}`: token register, object, count, whether `_drop`,
     /// whether `.noComplete` (must not complete the phase). The token holds the phase in its low
     /// 32 bits and the arrivals pending *before* this arrive in its high 32 bits. Last, the
     /// arrive's scope (`.cta` unless `.cluster`).
-    MbArrive(Option<u32>, Addr, Option<Src>, bool, bool, Scope),
+    MbArrive(Option<u32>, Space, Addr, Option<Src>, bool, bool, Scope),
     /// `mbarrier.pending_count.b64 dst, state`: the pending count of a token.
     MbPendingCount(u32, Src),
-    /// `mbarrier.test_wait`/`try_wait{.parity}`: predicate, object, token or parity, whether
-    /// `.parity`, and the wait's scope (`.cta` unless `.cluster`).
-    MbTestWait(u32, Addr, Src, bool, Scope),
-    MbInval(Addr),
+    /// `mbarrier.test_wait`/`try_wait{.parity}`: predicate, state space, object, token or
+    /// parity, whether `.parity`, and the wait's scope (`.cta` unless `.cluster`).
+    MbTestWait(u32, Space, Addr, Src, bool, Scope),
+    MbInval(Space, Addr),
     Nanosleep(Src),
     /// `trap`, with the library check it belongs to where its guard names one.
     Trap(Option<super::library_checks::LibraryCheck>),

@@ -5,7 +5,9 @@
 //! the expected count to 0, an arrive-on in a phase whose preceding phase no `test_wait` or
 //! `try_wait` has observed complete (PTX: "for each phase … at least one test_wait or try_wait
 //! operation must be performed which returns True for waitComplete before an arrive-on operation
-//! in the subsequent phase"), and an object that is not initialised.
+//! in the subsequent phase"), an object that is not initialised, and an address of another state
+//! space than the instruction names (a `.shared` address given to a generic form, or a generic
+//! one to a `.shared` form).
 //!
 //! An arrive may reach the mbarrier of another CTA of the cluster (`.shared::cluster`, with no
 //! state returned); waits, `init` and `inval` act on the thread's own CTA's objects. An arrival
@@ -20,30 +22,38 @@ impl World<'_> {
         Event::Fault(what.to_string())
     }
 
-    /// The live mbarrier at a generic or shared address, for an mbarrier instruction: of the
-    /// thread's own CTA, or (`remote`: an arrive) of any CTA of its cluster.
-    fn mbarrier(&mut self, th: &Thread, a: u64, remote: bool) -> Result<usize, Event> {
+    /// The CTA and shared offset of the mbarrier object an mbarrier instruction (`what`, for the
+    /// message) names at `a` in `space`, the state space of the instruction (`Generic` for the
+    /// generic forms): the address is read in that space, as `ld`/`st` read theirs, so a
+    /// `.shared` address given to a generic form (a missing `cvta`) or a generic one to a
+    /// `.shared` form is a fault. The object is the executing CTA's, or (`remote`: an arrive)
+    /// that of any CTA of its cluster.
+    fn object_offset(
+        &self,
+        th: &Thread,
+        (space, a): (Space, u64),
+        what: &str,
+        remote: bool,
+    ) -> Result<(u32, u32), Event> {
         let loc = self
             .mem
-            .resolve(Space::Generic, a, 8, th.cta, th.local.len() as u64)
-            .or_else(|_| {
-                self.mem
-                    .resolve(Space::SharedCluster, a, 8, th.cta, th.local.len() as u64)
-            })
-            .map_err(Event::Fault)?;
-        let (cta, off) = match loc {
-            Loc::Shared(cta, off) if cta == th.cta || remote => (cta, off),
-            Loc::Shared(..) => {
-                return Err(self.fault_mb(&format!(
-                    "mbarrier instruction on {a:#x}, in the shared memory of another CTA: only an arrive (`.shared::cluster`) may reach another CTA's mbarrier"
-                )));
-            }
-            _ => {
-                return Err(self.fault_mb(&format!(
-                    "mbarrier instruction on {a:#x}, which is not shared memory (mbarrier objects live in shared memory)"
-                )));
-            }
-        };
+            .resolve(space, a, 8, th.cta, th.local.len() as u64)
+            .map_err(|e| Event::Fault(format!("{what} on {a:#x}: {e}")))?;
+        match loc {
+            Loc::Shared(cta, off) if cta == th.cta || remote => Ok((cta, off)),
+            Loc::Shared(..) => Err(self.fault_mb(&format!(
+                "{what} on {a:#x}, in the shared memory of another CTA: only an arrive (`.shared::cluster`) may reach another CTA's mbarrier"
+            ))),
+            _ => Err(self.fault_mb(&format!(
+                "{what} on {a:#x}, which is not shared memory (mbarrier objects live in shared memory)"
+            ))),
+        }
+    }
+
+    /// The live mbarrier at `a` in `space`, for an mbarrier instruction (`remote`: an arrive,
+    /// which may reach another CTA of the cluster).
+    fn mbarrier(&mut self, th: &Thread, at: (Space, u64), remote: bool) -> Result<usize, Event> {
+        let (cta, off) = self.object_offset(th, at, "mbarrier instruction", remote)?;
         match self
             .mem
             .mbarriers
@@ -57,26 +67,17 @@ impl World<'_> {
         }
     }
 
-    pub(super) fn mb_init(&mut self, th: &mut Thread, a: &Addr, count: &Src) -> Event {
+    pub(super) fn mb_init(
+        &mut self,
+        th: &mut Thread,
+        (space, a): (Space, &Addr),
+        count: &Src,
+    ) -> Event {
         let addr = self.val(th, a.base).wrapping_add(a.off as u64);
         let count = self.val(th, *count) as u32;
-        let resolved = self
-            .mem
-            .resolve(Space::Generic, addr, 8, th.cta, th.local.len() as u64)
-            .or_else(|e| {
-                // `mbarrier.init.shared`: a shared-space address.
-                self.mem
-                    .resolve(Space::SharedCluster, addr, 8, th.cta, 0)
-                    .map_err(|_| e)
-            });
-        let loc = match resolved {
-            Ok(Loc::Shared(c, o)) if c == th.cta => o,
-            Ok(_) => {
-                return Event::Fault(format!(
-                    "mbarrier.init on {addr:#x}, which is not shared memory"
-                ));
-            }
-            Err(e) => return Event::Fault(e),
+        let loc = match self.object_offset(th, (space, addr), "mbarrier.init", false) {
+            Ok((_, off)) => off,
+            Err(e) => return e,
         };
         if !(1..(1 << 20)).contains(&count) {
             return Event::Fault(format!(
@@ -105,9 +106,9 @@ impl World<'_> {
         &mut self,
         th: &mut Thread,
         t: u32,
-        (d, a, count, drop, no_complete, scope): (
+        (d, (space, a), count, drop, no_complete, scope): (
             &Option<u32>,
-            &Addr,
+            (Space, &Addr),
             &Option<Src>,
             &bool,
             &bool,
@@ -116,7 +117,7 @@ impl World<'_> {
     ) -> Event {
         let addr = self.val(th, a.base).wrapping_add(a.off as u64);
         let n = count.map_or(1, |c| self.val(th, c) as u32);
-        let i = match self.mbarrier(th, addr, true) {
+        let i = match self.mbarrier(th, (space, addr), true) {
             Ok(i) => i,
             Err(e) => return e,
         };
@@ -179,12 +180,12 @@ impl World<'_> {
         &mut self,
         th: &mut Thread,
         t: u32,
-        (d, a, token, parity, scope): (&u32, &Addr, &Src, &bool, &Scope),
+        (d, (space, a), token, parity, scope): (&u32, (Space, &Addr), &Src, &bool, &Scope),
     ) -> Event {
         let addr = self.val(th, a.base).wrapping_add(a.off as u64);
         // The phase is the token's low half (the high half is the pending count).
         let token = self.val(th, *token) & 0xffff_ffff;
-        let i = match self.mbarrier(th, addr, false) {
+        let i = match self.mbarrier(th, (space, addr), false) {
             Ok(i) => i,
             Err(e) => return e,
         };
@@ -220,9 +221,9 @@ impl World<'_> {
         Event::Yield
     }
 
-    pub(super) fn mb_inval(&mut self, th: &mut Thread, a: &Addr) -> Event {
+    pub(super) fn mb_inval(&mut self, th: &mut Thread, (space, a): (Space, &Addr)) -> Event {
         let addr = self.val(th, a.base).wrapping_add(a.off as u64);
-        let i = match self.mbarrier(th, addr, false) {
+        let i = match self.mbarrier(th, (space, addr), false) {
             Ok(i) => i,
             Err(e) => return e,
         };

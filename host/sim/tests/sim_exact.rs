@@ -282,7 +282,7 @@ $l:
     );
     let (code, err) = command("duplicate_label", &ptx);
     assert_eq!(code, 2, "{err}");
-    assert!(err.contains("label `$l` is defined twice"), "{err}");
+    assert!(err.contains("duplicate definition of `$l`"), "{err}");
 }
 
 /// `module(body)` with `vars` declared before the kernel.

@@ -165,6 +165,53 @@ fn an_arrive_before_the_previous_phase_was_observed_complete_is_a_fault() {
     }
 }
 
+/// One thread: `mbarrier.init`, `arrive` and `test_wait` of the given state-space qualifier
+/// (`""` for the generic forms) on the address in `%rd2` after `setup` (`%rd1` holds the shared
+/// address of the object).
+fn mbarrier_in_space(space: &str, setup: &str) -> ptx_sim::Outcome {
+    let ptx = format!(
+        ".version 8.0\n.target sm_80\n.address_size 64\n.shared .align 8 .b8 bar[8];\n\
+         .visible .entry k()\n{{\n\t.reg .pred %p<2>;\n\t.reg .b32 %r<2>;\n\t.reg .b64 %rd<6>;\n\t\
+         mov.u64 %rd1, bar;\n\t{setup}\n\tmov.b32 %r1, 1;\n\t\
+         mbarrier.init{space}.b64 [%rd2], %r1;\n\t\
+         mbarrier.arrive{space}.b64 %rd3, [%rd2];\n\t\
+         mbarrier.test_wait{space}.b64 %p1, [%rd2], %rd3;\n\tret;\n}}\n"
+    );
+    let k = Simulator::new(&ptx).unwrap().kernel("k").unwrap();
+    k.launch(&Launch::new([1, 1, 1], [1, 1, 1], Vec::new()), Vec::new())
+        .unwrap()
+}
+
+/// Issue 29 (state spaces), checked from outside: an `mbarrier` instruction reads its address in
+/// the state space it names, as `ld`/`st` do. The generic forms given a `.shared` address (a
+/// missing `cvta.shared`) and the `.shared` forms given a generic address (a `cvta` too many)
+/// address no mbarrier on a GPU; the simulator ran both as if the address were right.
+#[test]
+fn an_mbarrier_address_of_the_wrong_state_space_is_a_fault() {
+    let generic = "cvta.shared.u64 %rd2, %rd1;";
+    let shared = "mov.u64 %rd2, %rd1;";
+    for (space, setup) in [("", generic), (".shared", shared), (".shared::cta", shared)] {
+        let out = mbarrier_in_space(space, setup);
+        assert!(
+            out.findings.is_empty() && out.completed,
+            "mbarrier{space} on its own space: {:?}",
+            out.findings
+        );
+    }
+    for (space, setup) in [
+        ("", shared),
+        (".shared", generic),
+        (".shared::cta", generic),
+    ] {
+        let out = mbarrier_in_space(space, setup);
+        let f = out.findings.first().unwrap_or_else(|| {
+            panic!("mbarrier{space}.init on an address of the other space ran clean")
+        });
+        assert_eq!(f.kind, FindingKind::Fault, "{f}");
+        assert!(f.text.contains("mbarrier.init"), "{f}");
+    }
+}
+
 #[test]
 fn an_arrive_drop_to_an_expected_count_of_zero_and_an_excess_arrival_are_faults() {
     let out = mbarrier_kernel(1, "mbarrier.arrive_drop.b64 %rd3, [%rd2];");

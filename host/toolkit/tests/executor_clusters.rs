@@ -240,3 +240,58 @@ fn a_dropped_cluster_arrival_waits() {
         })
         .unwrap();
 }
+
+/// Issue 29, item 3, checked from outside: exits in the middle of a run of `cluster_sync`s must
+/// not let a phase end early. In clusters of two blocks of 8 threads, thread `t` of rank `r`
+/// syncs `(3 * t + r) % 5` times and returns (every third thread arrives without waiting in its
+/// last phase); before each sync a thread counts itself in that phase, and after it reads the phase's count, which must be every thread still syncing then
+/// (a barrier that counted an exited thread twice, or an arrival of the next phase in this one,
+/// lets a thread read fewer). Repeated, as the exits race with the arrivals.
+#[test]
+fn exits_between_cluster_syncs_never_end_a_phase_early() {
+    use scoped_atomics::kernel::{cluster_arrive, cluster_rank, cluster_sync};
+    use std::sync::atomic::AtomicU32;
+    const PHASES: usize = 5;
+    let syncs = |rank: u32, t: u32| ((3 * t + rank) % PHASES as u32) as usize;
+    let expected: Vec<u32> = (0..PHASES)
+        .map(|p| {
+            (0..2)
+                .flat_map(|r| (0..8).map(move |t| (r, t)))
+                .filter(|&(r, t)| syncs(r, t) > p)
+                .count() as u32
+        })
+        .collect();
+    for _ in 0..50 {
+        // One count per cluster and phase.
+        let counts: std::sync::Arc<Vec<AtomicU32>> =
+            std::sync::Arc::new((0..2 * PHASES).map(|_| AtomicU32::new(0)).collect());
+        let seen = counts.clone();
+        let expected = expected.clone();
+        let outcome = within_a_minute(move || {
+            Launch::new(Dim3::x(4), Dim3::x(8))
+                .cluster(Dim3::x(2))
+                .run(move || {
+                    let cluster = (block_idx().x / 2) as usize;
+                    let (t, n) = (thread_idx().x, syncs(cluster_rank(), thread_idx().x));
+                    for p in 0..n {
+                        seen[cluster * PHASES + p].fetch_add(1, Ordering::Relaxed);
+                        if t % 3 == 2 && p + 1 == n {
+                            // The last phase of every third thread: it arrives and returns
+                            // without waiting (its arrival counts in this phase only).
+                            // SAFETY: the thread exits at once: it never arrives again.
+                            core::mem::forget(unsafe { cluster_arrive() });
+                            return;
+                        }
+                        cluster_sync();
+                        assert_eq!(
+                            seen[cluster * PHASES + p].load(Ordering::Relaxed),
+                            expected[p],
+                            "phase {p} ended before every non-exited thread arrived"
+                        );
+                    }
+                })
+        });
+        assert_eq!(outcome, Some(Ok(())));
+        let _ = counts;
+    }
+}

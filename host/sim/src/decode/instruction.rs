@@ -375,6 +375,7 @@ pub(super) fn decode_one(d: &mut FnDecoder, i: &RawInstr, at: usize) -> Result<O
         "shfl" | "vote" | "match" | "redux" | "activemask" => collective::warp(d, i, base, rest)?,
         "mbarrier" => {
             let form = rest.first().copied().unwrap_or("");
+            let space = mbarrier_space(rest);
             let parity = rest.contains(&"parity");
             let scope = if rest.contains(&"cluster") {
                 Scope::Cluster
@@ -389,7 +390,7 @@ pub(super) fn decode_one(d: &mut FnDecoder, i: &RawInstr, at: usize) -> Result<O
             match form {
                 "init" => {
                     need(i, 2)?;
-                    Op::MbInit(d.addr(i, &o[0])?, d.src(i, &o[1])?)
+                    Op::MbInit(space, d.addr(i, &o[0])?, d.src(i, &o[1])?)
                 }
                 "arrive" | "arrive_drop" => {
                     if rest.contains(&"expect_tx") {
@@ -407,6 +408,7 @@ pub(super) fn decode_one(d: &mut FnDecoder, i: &RawInstr, at: usize) -> Result<O
                     };
                     Op::MbArrive(
                         dst,
+                        space,
                         d.addr(i, &o[1])?,
                         count,
                         form == "arrive_drop",
@@ -418,6 +420,7 @@ pub(super) fn decode_one(d: &mut FnDecoder, i: &RawInstr, at: usize) -> Result<O
                     need(i, 3)?;
                     Op::MbTestWait(
                         d.dst(i, &o[0])?,
+                        space,
                         d.addr(i, &o[1])?,
                         d.src(i, &o[2])?,
                         parity,
@@ -430,7 +433,7 @@ pub(super) fn decode_one(d: &mut FnDecoder, i: &RawInstr, at: usize) -> Result<O
                 }
                 "inval" => {
                     need(i, 1)?;
-                    Op::MbInval(d.addr(i, &o[0])?)
+                    Op::MbInval(space, d.addr(i, &o[0])?)
                 }
                 _ => return Err(err(i, "this mbarrier form")),
             }
@@ -583,6 +586,16 @@ fn vector_regs(
 }
 
 /// The `cp.async` family; cache hints (`.L2::128B`, a cache policy operand) change nothing here.
+/// The state space an `mbarrier` instruction names: `.shared`/`.shared::cta`, `.shared::cluster`,
+/// or none (the generic forms).
+fn mbarrier_space(rest: &[&str]) -> Space {
+    match rest.iter().find(|q| q.starts_with("shared")) {
+        Some(&"shared::cluster") => Space::SharedCluster,
+        Some(_) => Space::Shared,
+        None => Space::Generic,
+    }
+}
+
 fn async_copy(d: &mut FnDecoder, i: &RawInstr, rest: &[&str]) -> Result<Op, SimError> {
     let o = &i.operands;
     Ok(match rest.first().copied() {
@@ -597,7 +610,11 @@ fn async_copy(d: &mut FnDecoder, i: &RawInstr, rest: &[&str]) -> Result<Op, SimE
         }
         Some("mbarrier") => {
             need(i, 1)?;
-            Op::CpAsyncMbArrive(d.addr(i, &o[0])?, rest.contains(&"noinc"))
+            Op::CpAsyncMbArrive(
+                mbarrier_space(rest),
+                d.addr(i, &o[0])?,
+                rest.contains(&"noinc"),
+            )
         }
         Some("ca" | "cg") => {
             if !rest.iter().any(|q| q.starts_with("shared")) || !rest.contains(&"global") {
