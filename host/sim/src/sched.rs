@@ -151,11 +151,12 @@ impl<'w, 'p> Scheduler<'w, 'p> {
             self.resident += 1;
         }
         ctas.sort_unstable();
+        self.threads.reserve(ctas.len() * self.cta_threads as usize);
         for c in ctas {
             self.world.mem.shared[c as usize] = vec![self.start.shared_fill; self.shared_bytes];
             for l in 0..self.cta_threads {
                 let t = c * self.cta_threads + l;
-                self.threads.put(t, self.start.thread(c, l));
+                self.threads.start(t, &self.start, c, l);
                 self.live.push(t);
             }
         }
