@@ -46,8 +46,6 @@ pub struct Scheduler<'w, 'p> {
     cta_threads: u32,
     bars: Vec<CtaBarriers>,
     live: Live,
-    /// How the threads of an admitted CTA start.
-    start: ThreadStart,
     /// Bytes of shared memory of each CTA.
     shared_bytes: usize,
     /// The CTAs in the order clusters are admitted (each cluster's CTAs together).
@@ -106,7 +104,7 @@ impl<'w, 'p> Scheduler<'w, 'p> {
         world.mem.shared = vec![Vec::new(); ctas];
         let mut s = Scheduler {
             world,
-            threads: Threads::new(device_threads),
+            threads: Threads::new(device_threads, cta_threads, start),
             hosts,
             mode,
             rng: seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1,
@@ -115,7 +113,6 @@ impl<'w, 'p> Scheduler<'w, 'p> {
             cta_threads,
             bars: vec![CtaBarriers::default(); ctas],
             live: Live::new(device_threads, mode == Mode::WarpLockstep),
-            start,
             shared_bytes,
             admission,
             admitted: 0,
@@ -151,12 +148,12 @@ impl<'w, 'p> Scheduler<'w, 'p> {
             self.resident += 1;
         }
         ctas.sort_unstable();
-        self.threads.reserve(ctas.len() * self.cta_threads as usize);
+        let fill = self.threads.start().shared_fill;
         for c in ctas {
-            self.world.mem.shared[c as usize] = vec![self.start.shared_fill; self.shared_bytes];
+            self.world.mem.shared[c as usize] = vec![fill; self.shared_bytes];
             for l in 0..self.cta_threads {
                 let t = c * self.cta_threads + l;
-                self.threads.start(t, &self.start, c, l);
+                self.threads.admit(t);
                 self.live.push(t);
             }
         }
@@ -429,7 +426,7 @@ impl<'w, 'p> Scheduler<'w, 'p> {
                         .into_iter()
                         .map(|t| {
                             if t < n_dev {
-                                let pc = self.threads[t as usize].pc;
+                                let pc = self.threads.pc(t);
                                 format!("{} at {}", self.name(t), self.inst(pc.saturating_sub(1)))
                             } else {
                                 self.name(t)

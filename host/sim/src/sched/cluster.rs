@@ -96,7 +96,7 @@ impl Scheduler<'_, '_> {
         let first = key.0 * self.cta_threads + key.1 * 32;
         let lanes = (self.cta_threads - key.1 * 32).min(32);
         let live_lanes = (first..first + lanes)
-            .filter(|&l| self.threads[l as usize].state != State::Done)
+            .filter(|&l| self.threads.state(l) != State::Done)
             .count();
         if held.len() < live_lanes {
             return;

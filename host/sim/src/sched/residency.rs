@@ -100,26 +100,39 @@ impl ThreadStart {
 
 /// Not a slot: the thread is not resident.
 const NOT_RESIDENT: u32 = u32::MAX;
+/// Not a slot: the thread is resident and has not run yet.
+const NOT_STARTED: u32 = u32::MAX - 1;
 
 /// The device threads of a launch by id (`cta · cta_threads + lin`): those of resident CTAs
-/// are held, the others (not started or finished) are not. The threads live in a pool of slots
-/// as large as the most threads resident at once; a finished CTA's slots, with their threads'
-/// buffers, are reused by the CTAs made resident after it, so that starting a thread allocates
-/// nothing once the pool has grown (malloc and free were 40% of the cost of a thread's start).
+/// are held, the others (not started or finished) are not.
+///
+/// A resident thread is made ([`ThreadStart::thread`]) when it first runs, not when its CTA
+/// becomes resident, and lives in a pool of slots; a finished CTA's slots, with their threads'
+/// buffers, are reused by the threads started after it. So starting a thread allocates nothing
+/// once the pool has grown (malloc and free were 40% of the cost of a thread's start), and a
+/// thread is written just before it runs, while it is in the cache (a thread made when its
+/// CTA became resident had left the cache by its first step: that miss was a third of the cost
+/// of an empty kernel's thread). The pool is as large as the most threads started and not
+/// finished at once.
 pub(crate) struct Threads {
-    /// Each device thread's slot in `pool`, or [`NOT_RESIDENT`].
+    /// Each device thread's slot in `pool`, or [`NOT_RESIDENT`] or [`NOT_STARTED`].
     slot_of: Vec<u32>,
     pool: Vec<Thread>,
     /// Slots of `pool` whose threads were freed (their buffers kept for the next ones).
     free: Vec<u32>,
+    start: ThreadStart,
+    cta_threads: u32,
 }
 
 impl Threads {
-    pub fn new(total: usize) -> Threads {
+    /// The `total` device threads of a launch, CTAs of `cta_threads`, none resident.
+    pub fn new(total: usize, cta_threads: u32, start: ThreadStart) -> Threads {
         Threads {
             slot_of: vec![NOT_RESIDENT; total],
             pool: Vec::new(),
             free: Vec::new(),
+            start,
+            cta_threads,
         }
     }
 
@@ -128,54 +141,83 @@ impl Threads {
         self.slot_of.len()
     }
 
-    /// Makes `n` more threads resident soon: room in the pool for those not taking a freed
-    /// slot, so that it grows once.
-    pub fn reserve(&mut self, n: usize) {
-        self.pool.reserve(n.saturating_sub(self.free.len()));
+    /// How the launch's threads start.
+    pub fn start(&self) -> &ThreadStart {
+        &self.start
     }
 
-    /// Makes thread `t` resident: thread `l` of CTA `c` at the start of the kernel.
-    pub fn start(&mut self, t: u32, start: &ThreadStart, c: u32, l: u32) {
+    /// Makes thread `t` resident, at the start of the kernel (made when it first runs).
+    pub fn admit(&mut self, t: u32) {
         debug_assert_eq!(self.slot_of[t as usize], NOT_RESIDENT);
-        let slot = match self.free.pop() {
-            Some(slot) => {
-                let old = &mut self.pool[slot as usize];
-                *old = start.thread(c, l, Some(old));
-                slot
-            }
-            None => {
-                self.pool.push(start.thread(c, l, None));
-                (self.pool.len() - 1) as u32
-            }
-        };
-        self.slot_of[t as usize] = slot;
+        self.slot_of[t as usize] = NOT_STARTED;
     }
 
     /// Frees thread `t` (its slot is reused by the next thread started).
     pub fn free(&mut self, t: u32) {
         let slot = std::mem::replace(&mut self.slot_of[t as usize], NOT_RESIDENT);
-        if slot != NOT_RESIDENT {
+        if slot < NOT_STARTED {
             self.free.push(slot);
         }
+    }
+
+    /// The state of resident thread `t` (`Ready` if it has not run yet).
+    pub fn state(&self, t: u32) -> State {
+        match self.slot_of[t as usize] {
+            NOT_STARTED => State::Ready,
+            _ => self[t as usize].state,
+        }
+    }
+
+    /// The program counter of resident thread `t` (the kernel's first instruction if it has
+    /// not run yet).
+    pub fn pc(&self, t: u32) -> u32 {
+        match self.slot_of[t as usize] {
+            NOT_STARTED => self.start.entry_pc,
+            _ => self[t as usize].pc,
+        }
+    }
+
+    /// Makes resident thread `t`, which has not run yet, in a free slot; returns the slot.
+    #[cold]
+    fn make(&mut self, t: usize) -> usize {
+        let (c, l) = (t as u32 / self.cta_threads, t as u32 % self.cta_threads);
+        let slot = match self.free.pop() {
+            Some(slot) => {
+                let old = &mut self.pool[slot as usize];
+                *old = self.start.thread(c, l, Some(old));
+                slot as usize
+            }
+            None => {
+                self.pool.push(self.start.thread(c, l, None));
+                self.pool.len() - 1
+            }
+        };
+        self.slot_of[t] = slot as u32;
+        slot
     }
 }
 
 impl std::ops::Index<usize> for Threads {
     type Output = Thread;
+    /// A thread that has run (a resident thread that has not is made by `IndexMut`; read its
+    /// state and program counter with [`Threads::state`] and [`Threads::pc`]).
     #[inline]
     fn index(&self, t: usize) -> &Thread {
         self.pool
             .get(self.slot_of[t] as usize)
-            .expect("a thread of a resident CTA")
+            .expect("a thread of a resident CTA that has run")
     }
 }
 
 impl std::ops::IndexMut<usize> for Threads {
+    /// A resident thread, made now if it has not run yet.
     #[inline]
     fn index_mut(&mut self, t: usize) -> &mut Thread {
-        self.pool
-            .get_mut(self.slot_of[t] as usize)
-            .expect("a thread of a resident CTA")
+        let slot = match self.slot_of[t] {
+            NOT_STARTED => self.make(t),
+            slot => slot as usize,
+        };
+        self.pool.get_mut(slot).expect("a thread of a resident CTA")
     }
 }
 
