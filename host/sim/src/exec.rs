@@ -58,6 +58,9 @@ pub struct Thread {
     pub carry: bool,
     /// Its `cp.async` copies in flight.
     pub copies: crate::copy_queue::AsyncCopies,
+    /// The phase of its cluster's barrier it arrived in (`barrier.cluster.arrive`) and has not
+    /// waited for yet.
+    pub cluster_arrival: Option<u64>,
 }
 
 /// What stopped a thread's run.
@@ -293,7 +296,7 @@ impl World<'_> {
     pub fn sync_key(_cta: u32, loc: Loc) -> u64 {
         match loc {
             Loc::Global(r, o) => memory::region_base(r) + u64::from(o),
-            Loc::Shared(owner, o) => (1 << 63) | (u64::from(owner) << 32) | u64::from(o),
+            Loc::Shared(owner, o) => super::race::shared_sync_key(owner, o),
             Loc::Local(o) => (1 << 62) | o,
         }
     }

@@ -63,9 +63,9 @@ pub struct Scheduler<'w, 'p> {
     warp_groups: std::collections::HashMap<(u32, u32), Vec<collective::WarpGroup>>,
     /// Lanes waiting at `activemask`, per (CTA, warp), with the instruction.
     active_waits: std::collections::HashMap<(u32, u32), Vec<(u32, u32)>>,
-    /// The cluster barrier of each cluster, and each thread's pending arrival.
+    /// The cluster barrier of each cluster (each thread's pending arrival is in its
+    /// [`Thread`](super::exec::Thread)).
     cluster_bars: Vec<cluster::Barrier>,
-    cluster_arrivals: cluster::Arrivals,
     /// Lanes held at `barrier.cluster.arrive` for the other lanes of their warp, per (CTA, warp).
     cluster_holds: std::collections::HashMap<(u32, u32), Vec<cluster::HeldArrival>>,
     seen_races: std::collections::HashSet<(u32, u32)>,
@@ -123,7 +123,6 @@ impl<'w, 'p> Scheduler<'w, 'p> {
             warp_groups: Default::default(),
             active_waits: Default::default(),
             cluster_bars: vec![Default::default(); clusters],
-            cluster_arrivals: vec![None; device_threads],
             cluster_holds: Default::default(),
             seen_races: Default::default(),
         };

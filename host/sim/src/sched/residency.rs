@@ -94,6 +94,7 @@ impl ThreadStart {
             recent_at: 0,
             carry: false,
             copies: Default::default(),
+            cluster_arrival: None,
         }
     }
 }
