@@ -13,25 +13,30 @@ impl World<'_> {
     #[inline]
     pub(super) fn ret(&mut self, th: &mut Thread) -> Option<Event> {
         let prog = self.prog;
+        // No call in progress: `ret` of the kernel ends the thread.
         let Some(f) = th.frames.pop() else {
             return Some(Event::Exited);
         };
-        let Some(caller) = th.frames.last() else {
-            return Some(Event::Exited);
-        };
+        // The caller's frame: another call's, or the kernel's (everything from offset 0).
+        let (caller_regs, caller_params) = th
+            .frames
+            .last()
+            .map_or((0, 0), |c| (c.reg_base, c.param_base));
         let info = &prog.funcs[f.func as usize];
+        // A call made the thread's own parameter memory: `own_params` holds the frame.
+        let params = &mut th.own_params;
         for (k, &to) in f.ret_to.iter().enumerate() {
             if let Some(&(slot, size)) = info.rets.get(k) {
                 let from = f.param_base as usize + slot as usize;
-                let dst = caller.param_base as usize + to as usize;
-                th.params.copy_within(from..from + size as usize, dst);
+                let dst = caller_params as usize + to as usize;
+                params.copy_within(from..from + size as usize, dst);
             }
         }
         th.regs.truncate(f.reg_base as usize);
-        th.params.truncate(f.param_base as usize);
+        params.truncate(f.param_base as usize);
         th.local.truncate(f.local_base as usize);
         th.pc = f.ret_pc;
-        th.base = caller.reg_base;
+        th.base = caller_regs;
         None
     }
 
@@ -63,21 +68,24 @@ impl World<'_> {
                 }
             }
         };
-        if th.frames.len() > 256 {
+        // 256 frames with the kernel's own (implicit: not in `frames`).
+        if th.frames.len() >= 256 {
             return Some(Event::Fault("call depth beyond 256 frames".into()));
         }
         let info = &prog.funcs[func as usize];
         let caller_params = th.frames.last().map_or(0, |f| f.param_base) as usize;
+        // The callee's parameters extend the thread's own copy of the caller's.
+        th.params_mut(&self.entry_params);
         let frame = Frame {
             func,
             reg_base: th.regs.len() as u32,
-            param_base: th.params.len().next_multiple_of(8) as u32,
+            param_base: th.own_params.len().next_multiple_of(8) as u32,
             local_base: (th.local.len() as u64).next_multiple_of(16),
             ret_pc: pc + 1,
             ret_to: rets.to_vec(),
         };
         th.regs.resize(th.regs.len() + info.nregs as usize, 0);
-        th.params
+        th.own_params
             .resize(frame.param_base as usize + info.param_size as usize, 0);
         th.local
             .resize((frame.local_base + info.local_size) as usize, 0);
@@ -85,7 +93,7 @@ impl World<'_> {
             if let Some(&(slot, size)) = info.params.get(k) {
                 let src = caller_params + from as usize;
                 let dst = frame.param_base as usize + slot as usize;
-                th.params.copy_within(src..src + size as usize, dst);
+                th.own_params.copy_within(src..src + size as usize, dst);
             }
         }
         th.pc = info.entry;
@@ -104,9 +112,9 @@ impl World<'_> {
             let at = base + k * v.ty.bytes as usize;
             if v.store {
                 let value = reg.map_or(0, |s| self.val(th, s));
-                memory::write(&mut th.params, at, size, value);
+                memory::write(th.params_mut(&self.entry_params), at, size, value);
             } else if let Some(Src::Reg(d)) = reg {
-                let raw = memory::read(&th.params, at, size);
+                let raw = memory::read(th.params(&self.entry_params), at, size);
                 let value = if v.ty.kind == Kind::S {
                     super::values::sext(raw, v.ty.bytes) as u64
                 } else {
@@ -130,14 +138,14 @@ impl World<'_> {
     /// `__assertfail(message, file, line, function, char size)`: a fault naming the assertion.
     fn assert_fail(&self, th: &Thread, args: &[u32]) -> Event {
         let text = |k: usize| {
-            self.c_string(call_arg(th, args, k, 8))
+            self.c_string(call_arg(th, &self.entry_params, args, k, 8))
                 .unwrap_or_else(|_| "?".into())
         };
         Event::Fault(format!(
             "assertion `{}` failed ({}:{}, in {})",
             text(0),
             text(1),
-            call_arg(th, args, 2, 4),
+            call_arg(th, &self.entry_params, args, 2, 4),
             text(3)
         ))
     }
@@ -145,21 +153,21 @@ impl World<'_> {
     /// `malloc(size)`: a new global region of its own (see [`memory::Memory::allocate`]); its
     /// address is returned.
     fn malloc(&mut self, th: &mut Thread, args: &[u32], rets: &[u32]) -> Event {
-        let size = call_arg(th, args, 0, 8);
+        let size = call_arg(th, &self.entry_params, args, 0, 8);
         if size > 1 << 30 {
             return Event::Fault(format!(
                 "malloc({size}): beyond the simulator's 1 GiB a block"
             ));
         }
         let addr = self.mem.allocate(size as usize);
-        set_return(th, rets, 8, addr);
+        set_return(th, &self.entry_params, rets, 8, addr);
         Event::Yield
     }
 
     /// `free(ptr)`: the block is gone, so a later access through any pointer into it faults;
     /// `free(NULL)` does nothing. A pointer `malloc` did not return, or a second `free`, faults.
     fn free(&mut self, th: &mut Thread, args: &[u32]) -> Event {
-        let ptr = call_arg(th, args, 0, 8);
+        let ptr = call_arg(th, &self.entry_params, args, 0, 8);
         if ptr == 0 {
             return Event::Yield;
         }
@@ -172,7 +180,10 @@ impl World<'_> {
     /// `vprintf(format, args)`: formats and records a line for the thread; returns the number
     /// of arguments.
     fn vprintf(&mut self, th: &mut Thread, args: &[u32], rets: &[u32]) -> Option<Event> {
-        let (format, packed) = (call_arg(th, args, 0, 8), call_arg(th, args, 1, 8));
+        let (format, packed) = (
+            call_arg(th, &self.entry_params, args, 0, 8),
+            call_arg(th, &self.entry_params, args, 1, 8),
+        );
         let format = match self.c_string(format) {
             Ok(f) => f,
             Err(e) => return Some(Event::Fault(format!("printf format: {e}"))),
@@ -210,25 +221,25 @@ impl World<'_> {
         let name = super::report::thread_name(th.ctaid, th.tid, self.grid, self.block);
         self.printed
             .push(format!("{name} {}", text.trim_end_matches('\n')));
-        set_return(th, rets, 4, count as u64);
+        set_return(th, &self.entry_params, rets, 4, count as u64);
         Some(Event::Yield)
     }
 }
 
 /// Argument `k` (`size` bytes) of a call of one of the toolkit's functions, from the calling
 /// frame's parameters; 0 when the call passes fewer.
-fn call_arg(th: &Thread, args: &[u32], k: usize, size: u64) -> u64 {
+fn call_arg(th: &Thread, entry: &[u8], args: &[u32], k: usize, size: u64) -> u64 {
     let base = th.frames.last().map_or(0, |f| f.param_base) as usize;
     args.get(k).map_or(0, |&slot| {
-        memory::read(&th.params, base + slot as usize, size)
+        memory::read(th.params(entry), base + slot as usize, size)
     })
 }
 
 /// Writes the return value (`size` bytes) of a call of one of the toolkit's functions into the
 /// calling frame's parameters, when the call takes one.
-fn set_return(th: &mut Thread, rets: &[u32], size: u64, v: u64) {
+fn set_return(th: &mut Thread, entry: &[u8], rets: &[u32], size: u64, v: u64) {
     let base = th.frames.last().map_or(0, |f| f.param_base) as usize;
     if let Some(&slot) = rets.first() {
-        memory::write(&mut th.params, base + slot as usize, size, v);
+        memory::write(th.params_mut(entry), base + slot as usize, size, v);
     }
 }

@@ -9,7 +9,8 @@ use super::memory::{self, LOCAL_WINDOW, Loc, Memory, SHARED_WINDOW};
 use super::race::{Access, PhaseClocks, Race, RaceHit, SyncOp};
 use super::values::{binary, bit_field_extract, compare, convert, rmw, sext, unary};
 
-/// A call frame.
+/// A call frame (of a `call`; the kernel's own frame is implicit: registers, parameters and
+/// `.local` memory from offset 0, so that a thread starts without allocating a frame).
 #[derive(Clone, Debug)]
 pub struct Frame {
     pub func: u32,
@@ -34,8 +35,12 @@ pub enum State {
 #[derive(Clone, Debug)]
 pub struct Thread {
     pub regs: Vec<u64>,
-    pub params: Vec<u8>,
+    /// The thread's own parameter memory (the kernel's parameters, then each call's): empty
+    /// until the thread writes a parameter or calls, the kernel's parameters being read from
+    /// the launch's one copy until then ([`Thread::params`]), since most threads only read them.
+    pub own_params: Vec<u8>,
     pub local: Vec<u8>,
+    /// The frames of calls in progress, innermost last (none in the kernel's own code).
     pub frames: Vec<Frame>,
     pub pc: u32,
     pub state: State,
@@ -53,6 +58,9 @@ pub struct Thread {
     pub carry: bool,
     /// Its `cp.async` copies in flight.
     pub copies: crate::copy_queue::AsyncCopies,
+    /// The phase of its cluster's barrier it arrived in (`barrier.cluster.arrive`) and has not
+    /// waited for yet.
+    pub cluster_arrival: Option<u64>,
 }
 
 /// What stopped a thread's run.
@@ -109,6 +117,9 @@ pub struct World<'p> {
     pub printed: Vec<String>,
     /// `%envreg0`..`%envreg31`.
     pub envregs: [u32; 32],
+    /// The kernel's parameter memory as the launch set it, read by every thread that has not
+    /// made its own copy ([`Thread::params`]).
+    pub entry_params: Vec<u8>,
 }
 
 #[inline]
@@ -120,6 +131,26 @@ impl Thread {
     #[inline]
     fn base(&self) -> usize {
         self.base as usize
+    }
+
+    /// The thread's parameter memory: its own copy once it has one, else the kernel's
+    /// parameters as the launch set them (`entry`, [`World::entry_params`]).
+    #[inline]
+    pub fn params<'a>(&'a self, entry: &'a [u8]) -> &'a [u8] {
+        if self.own_params.is_empty() {
+            entry
+        } else {
+            &self.own_params
+        }
+    }
+
+    /// The thread's own parameter memory, first copied from the kernel's (`entry`) if the
+    /// thread has none yet: for a write or a call.
+    pub fn params_mut(&mut self, entry: &[u8]) -> &mut Vec<u8> {
+        if self.own_params.is_empty() {
+            self.own_params.extend_from_slice(entry);
+        }
+        &mut self.own_params
     }
 
     /// Records a read; true when it repeats a recent one (spinning).
@@ -265,7 +296,7 @@ impl World<'_> {
     pub fn sync_key(_cta: u32, loc: Loc) -> u64 {
         match loc {
             Loc::Global(r, o) => memory::region_base(r) + u64::from(o),
-            Loc::Shared(owner, o) => (1 << 63) | (u64::from(owner) << 32) | u64::from(o),
+            Loc::Shared(owner, o) => super::race::shared_sync_key(owner, o),
             Loc::Local(o) => (1 << 62) | o,
         }
     }
@@ -418,7 +449,7 @@ impl World<'_> {
                 Op::LdParam(ty, d, slot) => {
                     let base = th.frames.last().map_or(0, |f| f.param_base) as usize;
                     let off = base + *slot as usize;
-                    let v = memory::read(&th.params, off, u64::from(ty.bytes));
+                    let v = memory::read(th.params(&self.entry_params), off, u64::from(ty.bytes));
                     let v = if ty.kind == super::decode::Kind::S {
                         sext(v, ty.bytes) as u64
                     } else {
@@ -430,7 +461,7 @@ impl World<'_> {
                     let v = self.val(th, *a);
                     let base = th.frames.last().map_or(0, |f| f.param_base) as usize;
                     memory::write(
-                        &mut th.params,
+                        th.params_mut(&self.entry_params),
                         base + *slot as usize,
                         u64::from(ty.bytes),
                         v,

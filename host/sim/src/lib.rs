@@ -633,9 +633,7 @@ impl Kernel {
         }
         let start = sched::residency::ThreadStart {
             nregs: info.nregs,
-            params,
             local_size: info.local_size as u32,
-            entry_func: self.entry,
             entry_pc: info.entry,
             grid,
             block,
@@ -678,6 +676,7 @@ impl Kernel {
             volatile_plain: launch.volatile == VolatileMode::Plain,
             printed: Vec::new(),
             envregs,
+            entry_params: params,
         };
         let mut s = sched::Scheduler::new(
             &mut world,

@@ -31,7 +31,7 @@ mod shadow;
 mod sync;
 
 pub use clock::{Clock, ThreadClock};
-pub use sync::SyncOp;
+pub use sync::{SyncOp, shared_sync_key};
 
 use super::isa::Scope;
 use std::rc::Rc;
@@ -115,6 +115,9 @@ pub struct Race {
     shadows: HashMap<u64, Vec<shadow::Granule>>,
     /// Synchronisation state of the locations of each 8-byte granule (by its key's address).
     syncs: HashMap<u64, Vec<sync::Location>>,
+    /// The granules of `syncs` in each CTA's shared memory (by CTA), dropped with its records
+    /// when the CTA is no longer resident.
+    shared_syncs: HashMap<u32, Vec<u64>>,
     /// Whether a 16-byte location synchronises (writes then also look one granule back).
     wide_locations: bool,
     /// While an asynchronous operation's accesses are checked: the clock of its thread when it
@@ -137,6 +140,7 @@ impl Race {
             threads: (0..n).map(|_| None).collect(),
             shadows: HashMap::default(),
             syncs: HashMap::default(),
+            shared_syncs: HashMap::default(),
             wide_locations: false,
             async_issued: None,
         }
@@ -146,10 +150,20 @@ impl Race {
         self.vcs[t as usize].tick();
     }
 
-    /// CTA `cta` is no longer resident: its shared memory's records go (a new CTA's shared
-    /// memory is another area).
+    /// CTA `cta` is no longer resident: its shared memory's records and synchronisation state
+    /// go (a new CTA's shared memory is another area).
     pub fn forget_shared(&mut self, cta: u32) {
         self.shadows.remove(&((1 << 32) | u64::from(cta)));
+        for granule in self.shared_syncs.remove(&cta).unwrap_or_default() {
+            self.syncs.remove(&granule);
+        }
+    }
+
+    /// Granules with synchronisation state (releases, the last strong write): what
+    /// [`Race::forget_shared`] frees, counted for tests.
+    #[cfg(test)]
+    pub(crate) fn sync_granules(&self) -> usize {
+        self.syncs.len()
     }
 
     /// Thread `t` exited: what only its own later operations could use is freed (its clock

@@ -46,8 +46,6 @@ pub struct Scheduler<'w, 'p> {
     cta_threads: u32,
     bars: Vec<CtaBarriers>,
     live: Live,
-    /// How the threads of an admitted CTA start.
-    start: ThreadStart,
     /// Bytes of shared memory of each CTA.
     shared_bytes: usize,
     /// The CTAs in the order clusters are admitted (each cluster's CTAs together).
@@ -65,9 +63,9 @@ pub struct Scheduler<'w, 'p> {
     warp_groups: std::collections::HashMap<(u32, u32), Vec<collective::WarpGroup>>,
     /// Lanes waiting at `activemask`, per (CTA, warp), with the instruction.
     active_waits: std::collections::HashMap<(u32, u32), Vec<(u32, u32)>>,
-    /// The cluster barrier of each cluster, and each thread's pending arrival.
+    /// The cluster barrier of each cluster (each thread's pending arrival is in its
+    /// [`Thread`](super::exec::Thread)).
     cluster_bars: Vec<cluster::Barrier>,
-    cluster_arrivals: cluster::Arrivals,
     /// Lanes held at `barrier.cluster.arrive` for the other lanes of their warp, per (CTA, warp).
     cluster_holds: std::collections::HashMap<(u32, u32), Vec<cluster::HeldArrival>>,
     seen_races: std::collections::HashSet<(u32, u32)>,
@@ -106,7 +104,7 @@ impl<'w, 'p> Scheduler<'w, 'p> {
         world.mem.shared = vec![Vec::new(); ctas];
         let mut s = Scheduler {
             world,
-            threads: Threads::new(device_threads),
+            threads: Threads::new(device_threads, cta_threads, start),
             hosts,
             mode,
             rng: seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1,
@@ -115,7 +113,6 @@ impl<'w, 'p> Scheduler<'w, 'p> {
             cta_threads,
             bars: vec![CtaBarriers::default(); ctas],
             live: Live::new(device_threads, mode == Mode::WarpLockstep),
-            start,
             shared_bytes,
             admission,
             admitted: 0,
@@ -126,7 +123,6 @@ impl<'w, 'p> Scheduler<'w, 'p> {
             warp_groups: Default::default(),
             active_waits: Default::default(),
             cluster_bars: vec![Default::default(); clusters],
-            cluster_arrivals: vec![None; device_threads],
             cluster_holds: Default::default(),
             seen_races: Default::default(),
         };
@@ -151,11 +147,12 @@ impl<'w, 'p> Scheduler<'w, 'p> {
             self.resident += 1;
         }
         ctas.sort_unstable();
+        let fill = self.threads.start().shared_fill;
         for c in ctas {
-            self.world.mem.shared[c as usize] = vec![self.start.shared_fill; self.shared_bytes];
+            self.world.mem.shared[c as usize] = vec![fill; self.shared_bytes];
             for l in 0..self.cta_threads {
                 let t = c * self.cta_threads + l;
-                self.threads.put(t, self.start.thread(c, l));
+                self.threads.admit(t);
                 self.live.push(t);
             }
         }
@@ -428,7 +425,7 @@ impl<'w, 'p> Scheduler<'w, 'p> {
                         .into_iter()
                         .map(|t| {
                             if t < n_dev {
-                                let pc = self.threads[t as usize].pc;
+                                let pc = self.threads.pc(t);
                                 format!("{} at {}", self.name(t), self.inst(pc.saturating_sub(1)))
                             } else {
                                 self.name(t)

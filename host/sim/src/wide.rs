@@ -41,8 +41,9 @@ impl World<'_> {
             Op::LdParamV2(ty, d0, d1, slot) => {
                 let base = th.frames.last().map_or(0, |f| f.param_base) as usize;
                 let (off, size) = (base + *slot as usize, u64::from(ty.bytes));
-                let lo = memory::read(&th.params, off, size);
-                let hi = memory::read(&th.params, off + ty.bytes as usize, size);
+                let params = th.params(&self.entry_params);
+                let lo = memory::read(params, off, size);
+                let hi = memory::read(params, off + ty.bytes as usize, size);
                 Self::set(th, *d0, lo);
                 Self::set(th, *d1, hi);
                 None

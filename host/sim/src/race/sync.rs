@@ -24,6 +24,7 @@
 use super::HashMap;
 use super::{Clock, Place, Race, ThreadClock, includes};
 use crate::isa::Scope;
+use std::collections::hash_map::Entry;
 use std::rc::Rc;
 
 const SCOPES: [Scope; 4] = [Scope::Cta, Scope::Cluster, Scope::Gpu, Scope::Sys];
@@ -133,6 +134,18 @@ pub struct SyncOp {
     pub scope: Scope,
 }
 
+/// The synchronisation key of byte `off` of CTA `owner`'s shared memory: bit 63, the CTA, the
+/// offset (other keys, of global and local memory, have bit 63 clear).
+pub fn shared_sync_key(owner: u32, off: u32) -> u64 {
+    (1 << 63) | (u64::from(owner) << 32) | u64::from(off)
+}
+
+/// The CTA whose shared memory synchronisation key `key` is in, if it is one
+/// ([`shared_sync_key`]).
+fn shared_owner(key: u64) -> Option<u32> {
+    (key >> 63 == 1).then_some((key >> 32) as u32 & !(1 << 31))
+}
+
 fn overlaps(a_off: u64, a_size: u64, b_off: u64, b_size: u64) -> bool {
     a_off < b_off + b_size && b_off < a_off + a_size
 }
@@ -219,7 +232,15 @@ impl Race {
         }
         let (base, off) = (loc & !7, (loc & 7) as u8);
         let me = self.places[t as usize];
-        let locs = self.syncs.entry(base).or_default();
+        let locs = match self.syncs.entry(base) {
+            Entry::Occupied(e) => e.into_mut(),
+            Entry::Vacant(e) => {
+                if let Some(cta) = shared_owner(base) {
+                    self.shared_syncs.entry(cta).or_default().push(base);
+                }
+                e.insert(Vec::new())
+            }
+        };
         forget_overlapping(locs, base, loc, op.size, false);
         let i = (locs.iter())
             .position(|l| l.off == off && l.size == op.size)
@@ -310,6 +331,45 @@ impl Race {
             let own = self.threads[tu].get_or_insert_with(Default::default);
             own.fence_released.release(scope, &clock);
             self.tick(t);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Race, SyncOp, shared_sync_key};
+    use crate::isa::Scope;
+    use crate::race::Place;
+
+    /// The synchronisation state of a CTA's shared memory goes when the CTA does: over many CTAs
+    /// made resident one after another, each releasing a flag in its shared memory and one in
+    /// global memory, only the global flag's state stays.
+    #[test]
+    fn retired_ctas_leave_no_shared_synchronisation_state() {
+        let ctas = 200u32;
+        let places = (0..ctas)
+            .map(|cta| Place {
+                cta,
+                cluster: cta,
+                device: true,
+            })
+            .collect();
+        let mut race = Race::new(places, false);
+        let op = SyncOp {
+            size: 4,
+            strong: true,
+            scope: Scope::Cta,
+        };
+        let global_flag = 0x1000;
+        for cta in 0..ctas {
+            // Thread `cta` is CTA `cta`'s only thread.
+            race.write_sync(shared_sync_key(cta, 16), cta, op, true, false);
+            race.write_sync(shared_sync_key(cta, 64), cta, op, true, false);
+            race.write_sync(global_flag, cta, op, true, true);
+            assert_eq!(race.sync_granules(), 3, "CTA {cta} resident");
+            race.exit(cta);
+            race.forget_shared(cta);
+            assert_eq!(race.sync_granules(), 1, "CTA {cta} retired");
         }
     }
 }

@@ -77,7 +77,7 @@ impl Scheduler<'_, '_> {
         if self.exited[cta] > 0 && self.bars[cta].expected[id].is_none() {
             let first = cta as u32 * self.cta_threads;
             let gone = (first..first + self.cta_threads)
-                .find(|&x| self.threads[x as usize].state == State::Done)
+                .find(|&x| self.threads.state(x) == State::Done)
                 .unwrap_or(t);
             let text = format!(
                 "{} waits at barrier {id} ({}) which {} can no longer reach: it has exited (a barrier in conditional code must be reached by every thread of the CTA)",

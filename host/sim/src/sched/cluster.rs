@@ -33,9 +33,6 @@ pub(super) struct Barrier {
     pub waiting: Vec<(u32, u32)>,
 }
 
-/// Per thread: the phase it arrived in and has not waited for yet.
-pub(super) type Arrivals = Vec<Option<u64>>;
-
 /// The state a lane held at `barrier.cluster.arrive` for its warp's other lanes is in.
 pub(super) const HELD_AT_ARRIVE: u32 = u32::MAX - 2;
 /// The state a thread waiting at `barrier.cluster.wait` is in.
@@ -62,7 +59,7 @@ impl Scheduler<'_, '_> {
     /// otherwise the lane is held until the other non-exited lanes of its warp reach a
     /// `barrier.cluster` too, and then they arrive together.
     pub(super) fn cluster_arrive(&mut self, t: u32, relaxed: bool, at: u32) {
-        if self.cluster_arrivals[t as usize].is_some() {
+        if self.threads[t as usize].cluster_arrival.is_some() {
             let text = format!(
                 "{} at {}: barrier.cluster.arrive again before barrier.cluster.wait (undefined in PTX: each thread arrives, then waits, once per phase)",
                 self.name(t),
@@ -96,7 +93,7 @@ impl Scheduler<'_, '_> {
         let first = key.0 * self.cta_threads + key.1 * 32;
         let lanes = (self.cta_threads - key.1 * 32).min(32);
         let live_lanes = (first..first + lanes)
-            .filter(|&l| self.threads[l as usize].state != State::Done)
+            .filter(|&l| self.threads.state(l) != State::Done)
             .count();
         if held.len() < live_lanes {
             return;
@@ -114,7 +111,7 @@ impl Scheduler<'_, '_> {
     fn count_arrival(&mut self, t: u32, relaxed: bool) {
         let c = self.cluster_index(t);
         let bar = &mut self.cluster_bars[c];
-        self.cluster_arrivals[t as usize] = Some(bar.phase);
+        self.threads[t as usize].cluster_arrival = Some(bar.phase);
         if !relaxed && let Some(race) = &mut self.world.race {
             race.release_into(t, &mut bar.clock);
         }
@@ -139,7 +136,7 @@ impl Scheduler<'_, '_> {
             if let Some(race) = &mut self.world.race {
                 race.absorb(w, &done);
             }
-            self.cluster_arrivals[w as usize] = None;
+            self.threads[w as usize].cluster_arrival = None;
             self.threads[w as usize].state = State::Ready;
             self.live.push(w);
         }
@@ -151,8 +148,9 @@ impl Scheduler<'_, '_> {
     /// `barrier.cluster.arrive` no longer wait for it.
     pub(super) fn cluster_thread_exited(&mut self, t: u32) {
         let c = self.cluster_index(t);
-        let arrived_now = self.cluster_arrivals[t as usize] == Some(self.cluster_bars[c].phase);
-        self.cluster_arrivals[t as usize] = None;
+        let arrived_now =
+            self.threads[t as usize].cluster_arrival == Some(self.cluster_bars[c].phase);
+        self.threads[t as usize].cluster_arrival = None;
         let bar = &mut self.cluster_bars[c];
         if arrived_now {
             // Its release stays in the phase's clock; it is counted as exited instead.
@@ -171,7 +169,7 @@ impl Scheduler<'_, '_> {
     /// the phase of its arrival has completed, else waits for it.
     pub(super) fn cluster_wait(&mut self, t: u32, at: u32) {
         let c = self.cluster_index(t);
-        let Some(phase) = self.cluster_arrivals[t as usize] else {
+        let Some(phase) = self.threads[t as usize].cluster_arrival else {
             let text = format!(
                 "{} at {}: barrier.cluster.wait without a barrier.cluster.arrive before it (undefined in PTX)",
                 self.name(t),
@@ -185,7 +183,7 @@ impl Scheduler<'_, '_> {
             if let Some(race) = &mut self.world.race {
                 race.absorb(t, &bar.done);
             }
-            self.cluster_arrivals[t as usize] = None;
+            self.threads[t as usize].cluster_arrival = None;
             return;
         }
         bar.waiting.push((t, at));

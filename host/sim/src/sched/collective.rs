@@ -184,7 +184,7 @@ impl Scheduler<'_, '_> {
             // The data collectives wait for the non-exited lanes of the mask.
             Collective::Data(..) => (0..32)
                 .filter(|&l| group.mask & (1 << l) != 0)
-                .filter(|&l| self.threads[self.lane_thread(key, l) as usize].state != State::Done)
+                .filter(|&l| self.threads.state(self.lane_thread(key, l)) != State::Done)
                 .fold(0, |m, l| m | 1 << l),
         };
         if arrived & needed != needed {
@@ -228,7 +228,7 @@ impl Scheduler<'_, '_> {
         let existing = self.existing_lanes(key);
         let running = (0..32)
             .filter(|&l| existing & (1 << l) != 0)
-            .any(|l| self.threads[self.lane_thread(key, l) as usize].state == State::Ready);
+            .any(|l| self.threads.state(self.lane_thread(key, l)) == State::Ready);
         if running {
             return;
         }

@@ -13,7 +13,7 @@
 //! `Launch::resident_ctas` sets another limit; a cooperative
 //! launch larger than the limit is refused, as `cudaLaunchCooperativeKernel` refuses it.
 
-use crate::exec::{Frame, State, Thread};
+use crate::exec::{State, Thread};
 
 /// SMs of the GPU the default residency models: more than any GPU so far (an H100 has 132, a
 /// B200 148), so every kernel that runs on a real GPU runs here.
@@ -43,9 +43,7 @@ pub fn resident_ctas(cta_threads: u32) -> u32 {
 /// How the threads of a CTA start: what [`Thread`] they get.
 pub(crate) struct ThreadStart {
     pub nregs: u32,
-    pub params: Vec<u8>,
     pub local_size: u32,
-    pub entry_func: u32,
     pub entry_pc: u32,
     pub grid: [u32; 3],
     pub block: [u32; 3],
@@ -54,21 +52,33 @@ pub(crate) struct ThreadStart {
 }
 
 impl ThreadStart {
-    /// Thread `l` (linear in its CTA) of CTA `c`, at the kernel's first instruction.
-    pub fn thread(&self, c: u32, l: u32) -> Thread {
+    /// Thread `l` (linear in its CTA) of CTA `c`, at the kernel's first instruction, in the
+    /// buffers of a freed thread (`spare`, if any): a thread's start allocates nothing then.
+    /// The kernel's frame is implicit and its parameters are the launch's until the thread
+    /// writes one ([`Thread::params`]), so without `spare` only its registers and `.local`
+    /// memory are allocated.
+    pub fn thread(&self, c: u32, l: u32, spare: Option<&mut Thread>) -> Thread {
         let (grid, block) = (self.grid, self.block);
+        let (mut regs, mut own_params, mut local, mut frames) = match spare {
+            Some(old) => (
+                std::mem::take(&mut old.regs),
+                std::mem::take(&mut old.own_params),
+                std::mem::take(&mut old.local),
+                std::mem::take(&mut old.frames),
+            ),
+            None => Default::default(),
+        };
+        regs.clear();
+        regs.resize(self.nregs as usize, 0);
+        own_params.clear();
+        local.clear();
+        local.resize(self.local_size as usize, 0);
+        frames.clear();
         Thread {
-            regs: vec![0; self.nregs as usize],
-            params: self.params.clone(),
-            local: vec![0; self.local_size as usize],
-            frames: vec![Frame {
-                func: self.entry_func,
-                reg_base: 0,
-                param_base: 0,
-                local_base: 0,
-                ret_pc: 0,
-                ret_to: Vec::new(),
-            }],
+            regs,
+            own_params,
+            local,
+            frames,
             pc: self.entry_pc,
             state: State::Ready,
             cta: c,
@@ -84,55 +94,131 @@ impl ThreadStart {
             recent_at: 0,
             carry: false,
             copies: Default::default(),
+            cluster_arrival: None,
         }
     }
 }
 
+/// Not a slot: the thread is not resident.
+const NOT_RESIDENT: u32 = u32::MAX;
+/// Not a slot: the thread is resident and has not run yet.
+const NOT_STARTED: u32 = u32::MAX - 1;
+
 /// The device threads of a launch by id (`cta · cta_threads + lin`): those of resident CTAs
 /// are held, the others (not started or finished) are not.
+///
+/// A resident thread is made ([`ThreadStart::thread`]) when it first runs, not when its CTA
+/// becomes resident, and lives in a pool of slots; a finished CTA's slots, with their threads'
+/// buffers, are reused by the threads started after it. So starting a thread allocates nothing
+/// once the pool has grown (malloc and free were 40% of the cost of a thread's start), and a
+/// thread is written just before it runs, while it is in the cache (a thread made when its
+/// CTA became resident had left the cache by its first step: that miss was a third of the cost
+/// of an empty kernel's thread). The pool is as large as the most threads started and not
+/// finished at once.
 pub(crate) struct Threads {
-    slots: Vec<Option<Box<Thread>>>,
+    /// Each device thread's slot in `pool`, or [`NOT_RESIDENT`] or [`NOT_STARTED`].
+    slot_of: Vec<u32>,
+    pool: Vec<Thread>,
+    /// Slots of `pool` whose threads were freed (their buffers kept for the next ones).
+    free: Vec<u32>,
+    start: ThreadStart,
+    cta_threads: u32,
 }
 
 impl Threads {
-    pub fn new(total: usize) -> Threads {
+    /// The `total` device threads of a launch, CTAs of `cta_threads`, none resident.
+    pub fn new(total: usize, cta_threads: u32, start: ThreadStart) -> Threads {
         Threads {
-            slots: (0..total).map(|_| None).collect(),
+            slot_of: vec![NOT_RESIDENT; total],
+            pool: Vec::new(),
+            free: Vec::new(),
+            start,
+            cta_threads,
         }
     }
 
     /// Device threads of the launch (resident or not).
     pub fn len(&self) -> usize {
-        self.slots.len()
+        self.slot_of.len()
     }
 
-    /// Makes thread `t` resident.
-    pub fn put(&mut self, t: u32, th: Thread) {
-        self.slots[t as usize] = Some(Box::new(th));
+    /// How the launch's threads start.
+    pub fn start(&self) -> &ThreadStart {
+        &self.start
     }
 
-    /// Frees thread `t`.
+    /// Makes thread `t` resident, at the start of the kernel (made when it first runs).
+    pub fn admit(&mut self, t: u32) {
+        debug_assert_eq!(self.slot_of[t as usize], NOT_RESIDENT);
+        self.slot_of[t as usize] = NOT_STARTED;
+    }
+
+    /// Frees thread `t` (its slot is reused by the next thread started).
     pub fn free(&mut self, t: u32) {
-        self.slots[t as usize] = None;
+        let slot = std::mem::replace(&mut self.slot_of[t as usize], NOT_RESIDENT);
+        if slot < NOT_STARTED {
+            self.free.push(slot);
+        }
+    }
+
+    /// The state of resident thread `t` (`Ready` if it has not run yet).
+    pub fn state(&self, t: u32) -> State {
+        match self.slot_of[t as usize] {
+            NOT_STARTED => State::Ready,
+            _ => self[t as usize].state,
+        }
+    }
+
+    /// The program counter of resident thread `t` (the kernel's first instruction if it has
+    /// not run yet).
+    pub fn pc(&self, t: u32) -> u32 {
+        match self.slot_of[t as usize] {
+            NOT_STARTED => self.start.entry_pc,
+            _ => self[t as usize].pc,
+        }
+    }
+
+    /// Makes resident thread `t`, which has not run yet, in a free slot; returns the slot.
+    #[cold]
+    fn make(&mut self, t: usize) -> usize {
+        let (c, l) = (t as u32 / self.cta_threads, t as u32 % self.cta_threads);
+        let slot = match self.free.pop() {
+            Some(slot) => {
+                let old = &mut self.pool[slot as usize];
+                *old = self.start.thread(c, l, Some(old));
+                slot as usize
+            }
+            None => {
+                self.pool.push(self.start.thread(c, l, None));
+                self.pool.len() - 1
+            }
+        };
+        self.slot_of[t] = slot as u32;
+        slot
     }
 }
 
 impl std::ops::Index<usize> for Threads {
     type Output = Thread;
+    /// A thread that has run (a resident thread that has not is made by `IndexMut`; read its
+    /// state and program counter with [`Threads::state`] and [`Threads::pc`]).
     #[inline]
     fn index(&self, t: usize) -> &Thread {
-        self.slots[t]
-            .as_deref()
-            .expect("a thread of a resident CTA")
+        self.pool
+            .get(self.slot_of[t] as usize)
+            .expect("a thread of a resident CTA that has run")
     }
 }
 
 impl std::ops::IndexMut<usize> for Threads {
+    /// A resident thread, made now if it has not run yet.
     #[inline]
     fn index_mut(&mut self, t: usize) -> &mut Thread {
-        self.slots[t]
-            .as_deref_mut()
-            .expect("a thread of a resident CTA")
+        let slot = match self.slot_of[t] {
+            NOT_STARTED => self.make(t),
+            slot => slot as usize,
+        };
+        self.pool.get_mut(slot).expect("a thread of a resident CTA")
     }
 }
 
