@@ -135,7 +135,11 @@ pub(super) const fn phase_mask<S: Scope>() -> u32 {
 /// `Barrier<System>` (the default) host and device threads. Threads outside `S` that use the
 /// barrier race on it (the loom mirror reports it). The arrivals of one phase must not exceed
 /// `expected` (a panic), and a thread arrives for the next phase only after it saw the current one
-/// end (its `wait` returned, or it was the last arriver).
+/// end (its `wait` returned, or it was the last arriver). On the hardware barrier (a block
+/// barrier in shared memory on sm_80+, and [`SharedBarrier`](crate::SharedBarrier)) the last
+/// arriver's own completion does not count: PTX requires some wait of the phase to have returned
+/// `true` before any arrival in the next one (see [`crate::sync`], "Phases observed"), and the
+/// simulator reports an arrival that breaks the rule.
 ///
 /// On the host with `std`, waiters block (they spin briefly first); elsewhere they poll, with
 /// `nanosleep` back-off on the device. A `Barrier<Device>` across the blocks of a grid needs all of
