@@ -19,34 +19,7 @@ use scoped_atomics_host::ptx::Target;
 use scoped_atomics_host::sim::{Arg, Launch, Simulator};
 
 const KERNELS: &str = r#"
-use scoped_atomics::{Barrier, Block, Device, SharedBarrier};
-use scoped_atomics::kernel::{sync_threads, thread_idx};
-
-/// A `SharedBarrier` of `expected`, initialised by thread 0.
-#[inline(always)]
-fn shared_barrier(expected: u32) -> &'static SharedBarrier {
-    let place = scoped_atomics::block_shared!(SHARED: [SharedBarrier; 1]).cast::<SharedBarrier>();
-    if thread_idx().x == 0 {
-        // SAFETY: block-shared memory, used after the `sync_threads` below.
-        unsafe { SharedBarrier::init_in_place(place, expected) };
-    }
-    sync_threads();
-    // SAFETY: initialised above, for the life of the block.
-    unsafe { &*place }
-}
-
-/// A `Barrier<Block>` of `expected` in shared memory (the hardware barrier), by thread 0.
-#[inline(always)]
-fn block_barrier(expected: u32) -> &'static Barrier<Block> {
-    let place = scoped_atomics::block_shared!(BLOCK: [Barrier<Block>; 1]).cast::<Barrier<Block>>();
-    if thread_idx().x == 0 {
-        // SAFETY: block-shared memory, used after the `sync_threads` below.
-        unsafe { Barrier::init_in_place(place, expected) };
-    }
-    sync_threads();
-    // SAFETY: initialised above, for the life of the block.
-    unsafe { &*place }
-}
+use scoped_atomics::Device;
 
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn shared_last_drop() {
@@ -124,17 +97,22 @@ fn device_barrier_bytes() -> Vec<u8> {
     bytes
 }
 
-/// The findings of `kernel` of the scratch crate at `target`, launched with `threads` threads
-/// (and a device barrier as the argument where the kernel takes one); `None` without the tools.
-fn findings(target: Target, kernel: &str, threads: u32) -> Option<Vec<String>> {
+/// The PTX of the kernels above at `target`; `None` without the tools.
+fn kernels_ptx(target: Target) -> Option<String> {
     let tc = scratch::toolchain("device_barrier_misuse")?;
     let dir = scratch::crate_dir(
         &tc,
         "barrier-misuse",
         ", default-features = false",
-        &format!("{}{KERNELS}", scratch::PRELUDE),
+        &format!("{}{}{KERNELS}", scratch::PRELUDE, scratch::BARRIER_HELPERS),
     );
-    let ptx = scratch::ptx(&tc, &dir, target).0;
+    Some(scratch::ptx(&tc, &dir, target).0)
+}
+
+/// The findings of `kernel` of the scratch crate at `target`, launched with `threads` threads
+/// (and a device barrier as the argument where the kernel takes one); `None` without the tools.
+fn findings(target: Target, kernel: &str, threads: u32) -> Option<Vec<String>> {
+    let ptx = kernels_ptx(target)?;
     let sim = Simulator::new(&ptx).expect("the simulator reads the PTX");
     let k = sim.kernel(kernel).expect("the kernel");
     let mut launch = if kernel == "foreign_token" {
@@ -220,16 +198,9 @@ fn a_token_two_phases_old_waits_with_defined_ptx() {
 #[test]
 fn the_hardware_barrier_waits_only_by_parity() {
     for target in HARDWARE_TARGETS {
-        let Some(tc) = scratch::toolchain("device_barrier_misuse") else {
+        let Some(ptx) = kernels_ptx(target) else {
             return;
         };
-        let dir = scratch::crate_dir(
-            &tc,
-            "barrier-misuse",
-            ", default-features = false",
-            &format!("{}{KERNELS}", scratch::PRELUDE),
-        );
-        let ptx = scratch::ptx(&tc, &dir, target).0;
         let waits: Vec<&str> = ptx
             .lines()
             .map(str::trim)

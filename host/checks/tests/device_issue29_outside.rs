@@ -23,32 +23,6 @@ use scoped_atomics_host::ptx::Target;
 use scoped_atomics_host::sim::{Arg, FindingKind, Launch, Mode, Outcome, Simulator};
 
 const BARRIERS: &str = r#"
-use scoped_atomics::{Barrier, Block, SharedBarrier};
-use scoped_atomics::kernel::{sync_threads, thread_idx};
-
-#[inline(always)]
-fn shared_barrier(expected: u32) -> &'static SharedBarrier {
-    let place = scoped_atomics::block_shared!(SHARED: [SharedBarrier; 1]).cast::<SharedBarrier>();
-    if thread_idx().x == 0 {
-        // SAFETY: block-shared memory, used after the `sync_threads` below.
-        unsafe { SharedBarrier::init_in_place(place, expected) };
-    }
-    sync_threads();
-    // SAFETY: initialised above, for the life of the block.
-    unsafe { &*place }
-}
-
-#[inline(always)]
-fn block_barrier(expected: u32) -> &'static Barrier<Block> {
-    let place = scoped_atomics::block_shared!(BLOCK: [Barrier<Block>; 1]).cast::<Barrier<Block>>();
-    if thread_idx().x == 0 {
-        // SAFETY: block-shared memory, used after the `sync_threads` below.
-        unsafe { Barrier::init_in_place(place, expected) };
-    }
-    sync_threads();
-    // SAFETY: initialised above, for the life of the block.
-    unsafe { &*place }
-}
 
 /// The last (only) arriver arrives again and again before anyone waited: safe code. (The
 /// second arrival may be defined — on sm_80+ each `arrive` reads the phase's parity with an
@@ -222,7 +196,11 @@ const HARDWARE_TARGETS: [Target; 2] = [Target::Sm80, Target::Sm90];
 #[test]
 fn a_hardware_barriers_last_arriver_arriving_again_unobserved_is_a_fault() {
     for target in HARDWARE_TARGETS {
-        let Some(ptx) = ptx("issue29-barriers", &prelude_and(BARRIERS), target) else {
+        let Some(ptx) = ptx(
+            "issue29-barriers",
+            &prelude_and(&format!("{}{BARRIERS}", scratch::BARRIER_HELPERS)),
+            target,
+        ) else {
             return;
         };
         let one = Launch::new([1, 1, 1], [1, 1, 1], Vec::new());
@@ -262,7 +240,11 @@ fn device_barrier_of_two() -> Vec<u8> {
 #[test]
 fn a_token_at_another_hardware_barrier_traps() {
     for target in HARDWARE_TARGETS {
-        let Some(ptx) = ptx("issue29-barriers", &prelude_and(BARRIERS), target) else {
+        let Some(ptx) = ptx(
+            "issue29-barriers",
+            &prelude_and(&format!("{}{BARRIERS}", scratch::BARRIER_HELPERS)),
+            target,
+        ) else {
             return;
         };
         let out = run(
@@ -293,7 +275,11 @@ fn a_token_at_another_hardware_barrier_traps() {
 #[test]
 fn a_block_barrier_above_max_traps_where_max_is_the_hardwares() {
     for target in [Target::Sm70, Target::Sm80, Target::Sm90] {
-        let Some(ptx) = ptx("issue29-barriers", &prelude_and(BARRIERS), target) else {
+        let Some(ptx) = ptx(
+            "issue29-barriers",
+            &prelude_and(&format!("{}{BARRIERS}", scratch::BARRIER_HELPERS)),
+            target,
+        ) else {
             return;
         };
         let launch = |expected: u32| {
@@ -470,7 +456,7 @@ fn the_relaxed_cluster_arrival_on_sm_90a_and_with_ptx80() {
     ] {
         let rustflags = Target::Sm80
             .rustflags()
-            .replace("-C target-cpu=sm_80", flags);
+            .replace(Target::Sm80.target_flags(), flags);
         let target_dir = tc.root.join(format!("target/ptx/issue29-{name}"));
         let (out, ptx) = scratch::build_with(
             &tc,

@@ -178,3 +178,38 @@ pub fn instructions(kernel: &Kernel) -> Vec<String> {
 pub const PRELUDE: &str = "#![no_std]\n#![feature(abi_ptx, asm_experimental_arch)]\n\
 #[panic_handler]\nfn panic(_: &core::panic::PanicInfo) -> ! {\n    \
 // SAFETY: `trap` aborts the kernel.\n    unsafe { core::arch::asm!(\"trap;\", options(noreturn)) }\n}\n";
+
+/// Two kernel helpers for the barrier misuse tests: `shared_barrier(expected)`, a
+/// `SharedBarrier`, and `block_barrier(expected)`, a `Barrier<Block>` in shared memory (the
+/// hardware barrier on sm_80+), each initialised by thread 0 before a `sync_threads`.
+#[allow(dead_code)] // not every test binary that includes this module uses it
+pub const BARRIER_HELPERS: &str = r#"
+use scoped_atomics::{Barrier, Block, SharedBarrier};
+use scoped_atomics::kernel::{sync_threads, thread_idx};
+
+/// A `SharedBarrier` of `expected`, initialised by thread 0.
+#[inline(always)]
+fn shared_barrier(expected: u32) -> &'static SharedBarrier {
+    let place = scoped_atomics::block_shared!(SHARED: [SharedBarrier; 1]).cast::<SharedBarrier>();
+    if thread_idx().x == 0 {
+        // SAFETY: block-shared memory, used after the `sync_threads` below.
+        unsafe { SharedBarrier::init_in_place(place, expected) };
+    }
+    sync_threads();
+    // SAFETY: initialised above, for the life of the block.
+    unsafe { &*place }
+}
+
+/// A `Barrier<Block>` of `expected` in shared memory (the hardware barrier), by thread 0.
+#[inline(always)]
+fn block_barrier(expected: u32) -> &'static Barrier<Block> {
+    let place = scoped_atomics::block_shared!(BLOCK: [Barrier<Block>; 1]).cast::<Barrier<Block>>();
+    if thread_idx().x == 0 {
+        // SAFETY: block-shared memory, used after the `sync_threads` below.
+        unsafe { Barrier::init_in_place(place, expected) };
+    }
+    sync_threads();
+    // SAFETY: initialised above, for the life of the block.
+    unsafe { &*place }
+}
+"#;
