@@ -110,7 +110,8 @@ pub struct GpuTarget {
 
 impl GpuTarget {
     /// `arch` (one of [`ARCHS`]) with PTX ISA `ptx_isa` (one of [`PTX_ISAS`]), or the
-    /// architecture's oldest. An ISA older than the architecture's oldest is an error
+    /// architecture's oldest — except sm_80, written as 7.1 (see
+    /// [`raised_version`](Self::raised_version)). An ISA older than the architecture's oldest is an error
     /// ([`Error::UnknownArch`], which says what is accepted).
     pub fn new(arch: &str, ptx_isa: Option<(u8, u8)>) -> Result<GpuTarget, Error> {
         let &(name, min) = ARCHS
