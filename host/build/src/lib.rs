@@ -366,17 +366,18 @@ impl PtxBuilder {
         let out = out_dir.join(format!("{lib}.{}{lines}.ptx", target.name()));
         let target_dir = out_dir.join("target").join(target.name());
         self.cargo_build(&tools, &target, &manifest, &target_dir, &out)?;
-        if target.raised_version().is_some() {
+        // The builder's edits of LLVM's PTX, in one read and at most one write: the raised
+        // `.version` (sm_80) and the inlined call sites as comments (line tables).
+        if target.raised_version().is_some() || self.line_tables {
             let io = |e: std::io::Error| Error::Io(format!("{}: {e}", out.display()));
-            let ptx = fs::read_to_string(&out).map_err(io)?;
-            if let Some(raised) = target.raise_version(&ptx) {
-                fs::write(&out, raised).map_err(io)?;
+            let original = fs::read_to_string(&out).map_err(io)?;
+            let raised = target.raise_version(&original);
+            let ptx = raised.as_deref().unwrap_or(&original);
+            let marked = self.line_tables.then(|| call_sites::mark_call_sites(ptx));
+            let edited = marked.as_deref().unwrap_or(ptx);
+            if edited != original {
+                fs::write(&out, edited).map_err(io)?;
             }
-        }
-        if self.line_tables {
-            let io = |e: std::io::Error| Error::Io(format!("{}: {e}", out.display()));
-            let ptx = fs::read_to_string(&out).map_err(io)?;
-            fs::write(&out, call_sites::mark_call_sites(&ptx)).map_err(io)?;
         }
         if in_build_script {
             for file in dep_info_sources(&target_dir, &lib, self.release) {

@@ -149,7 +149,7 @@ pub unsafe extern "ptx-kernel" fn arrive_and_wait_shared() {
     shared_barrier(64).arrive_and_wait();
 }
 
-// The parity waits need PTX ISA 7.1 (sm_80's default is 7.0).
+// Checked at sm_90, whose waits loop on `mbarrier.try_wait.parity`.
 #[cfg(target_feature = "sm_90")]
 #[unsafe(no_mangle)]
 pub unsafe extern "ptx-kernel" fn wait_parity_shared() {

@@ -63,9 +63,7 @@ fn sm_90_only_after_the_double_dash_is_explained() {
         &format!("{}{CLUSTER}", scratch::PRELUDE),
     );
     // The conformance flags without the target CPU, which comes after `--` only.
-    let flags = Target::Sm80
-        .rustflags()
-        .replace(Target::Sm80.target_flags(), "");
+    let flags = Target::rustflags_with("");
     // A target directory of its own: these flags must not invalidate the conformance build's.
     let (out, _) = scratch::build_with(
         &tc,

@@ -454,9 +454,7 @@ fn the_relaxed_cluster_arrival_on_sm_90a_and_with_ptx80() {
             "sm_90_ptx80",
         ),
     ] {
-        let rustflags = Target::Sm80
-            .rustflags()
-            .replace(Target::Sm80.target_flags(), flags);
+        let rustflags = Target::rustflags_with(flags);
         let target_dir = tc.root.join(format!("target/ptx/issue29-{name}"));
         let (out, ptx) = scratch::build_with(
             &tc,

@@ -49,11 +49,8 @@ pub unsafe extern "ptx-kernel" fn wide(p: *mut u128, out: *mut u128) {
 
 /// The conformance build's flags for `-C target-cpu=cpu`, and a target directory of its own.
 fn flags(tc: &Toolchain, cpu: &str) -> (String, PathBuf) {
-    // The conformance sm_80 flags name PTX ISA 7.1 too (`+ptx71`): replaced with the CPU alone,
-    // so that the version is the CPU's own.
-    let flags = Target::Sm80
-        .rustflags()
-        .replace(Target::Sm80.target_flags(), &format!("-C target-cpu={cpu}"));
+    // The CPU alone, so that the PTX ISA version is the CPU's own.
+    let flags = Target::rustflags_with(&format!("-C target-cpu={cpu}"));
     assert!(flags.contains(cpu));
     (flags, tc.root.join(format!("target/ptx/isa-{cpu}")))
 }

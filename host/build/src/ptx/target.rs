@@ -58,7 +58,21 @@ impl Target {
     /// panic machinery, and every function of every crate may be inlined across crates
     /// (`-Zcross-crate-inline-threshold=always`). Otherwise ptxas finds them unresolved.
     pub fn rustflags(self) -> String {
-        format!("{} {}", self.target_flags(), SELF_CONTAINED_FLAGS.join(" "))
+        Target::rustflags_with(self.target_flags())
+    }
+
+    /// The `RUSTFLAGS` of a build like the conformance builds for other target flags
+    /// (`-C target-cpu=sm_100`, or none where the CPU is given elsewhere): `target_flags` and
+    /// the flags that make one crate's PTX self-contained.
+    ///
+    /// ```
+    /// use scoped_atomics_build::ptx::Target;
+    /// let flags = Target::rustflags_with("-C target-cpu=sm_100");
+    /// assert!(flags.starts_with("-C target-cpu=sm_100 ") && !flags.contains("ptx71"));
+    /// assert_eq!(Target::Sm70.rustflags(), Target::rustflags_with(Target::Sm70.target_flags()));
+    /// ```
+    pub fn rustflags_with(target_flags: &str) -> String {
+        format!("{target_flags} {}", SELF_CONTAINED_FLAGS.join(" "))
     }
 
     /// `ptxas -arch=`, which is also the PTX `.target`.
